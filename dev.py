@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The project's two commands, on a fresh machine with nothing but Python 3.11+.
+
+    python3 dev.py serve     set up, migrate, seed a demo, and run the site
+    python3 dev.py test      set up and run the checks and the whole test suite
+
+Both create ``.venv`` and install the project into it the first time (and
+again whenever pyproject.toml changes), so there is nothing to do beforehand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / "python"
+POSTGRES_TEST_URL = "postgres://postgres@127.0.0.1:5432/test"
+
+
+def run(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, env=env)
+
+
+def ensure_venv() -> None:
+    """Create the virtual environment and (re)install when pyproject.toml changed."""
+    if not PYTHON.exists():
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    stamp = VENV / ".installed"
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == wanted:
+        return
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    run(PYTHON, "-m", "pip", "install", "--quiet", "-e", ".[dev]")
+    stamp.write_text(wanted)
+
+
+def test(args: argparse.Namespace, extra: list[str]) -> None:
+    ensure_venv()
+    if not args.no_lint:
+        run(BIN / "ruff", "check", ".")
+        run(BIN / "ruff", "format", "--check", ".")
+        run(BIN / "mypy", ".")
+    base_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL",)}
+    # The whole suite on SQLite, the embedded default ...
+    run(PYTHON, "-m", "pytest", *extra, env=base_env)
+    if args.postgres:
+        # ... and everything that touches the database again on PostgreSQL.
+        pg_env = dict(base_env, DATABASE_URL=os.environ.get("TEST_DATABASE_URL", POSTGRES_TEST_URL))
+        run(PYTHON, "-m", "pytest", "--ignore=tests/engine", *extra, env=pg_env)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    t = commands.add_parser("test", help="lint, type-check and run the test suite")
+    t.add_argument("--postgres", action="store_true", help="also run the database tests on PostgreSQL")
+    t.add_argument("--no-lint", action="store_true", help="skip ruff and mypy")
+    args, extra = parser.parse_known_args()
+    try:
+        if args.command == "test":
+            test(args, extra)
+    except subprocess.CalledProcessError as error:
+        sys.exit(error.returncode)
+
+
+if __name__ == "__main__":
+    main()

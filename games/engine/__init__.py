@@ -1,0 +1,76 @@
+"""The Manhattan rules engine: pure Python, no Django, no I/O.
+
+A game is its event log; its state is the fold of the log. Commands are
+validated against a state and become events (``decide``/``execute``); every
+chance outcome is decided there, with a generator the caller seeds, and
+written into the events. Players see the game only through ``player_view``
+and ``redact_events``.
+"""
+
+from .actions import (
+    Action,
+    PlacePiece,
+    Resign,
+    SelectPieces,
+    UndoLastPlacement,
+    action_from_json,
+    action_to_json,
+)
+from .commands import check_selection, create_game, decide, execute
+from .constants import COLOUR_NAMES, ENGINE_VERSION, EVENT_SCHEMA_VERSION, SIDE_NAMES
+from .errors import NotationError, RuleError
+from .events import CorruptLog, Event, apply_event, fold, initial_state
+from .legal import LegalActions, enumerate_actions, legal_actions
+from .notation import format_action, parse_action
+from .options import GameOptions
+from .record import GameNotFinished, game_record
+from .rules import Placement, legal_placements, score_board
+from .state import FINISHED, PLACEMENT, ROUND_OVER, SELECTION, Building, GameState
+from .views import PlayerView, player_view, redact_event, redact_events, spectator_view
+
+__all__ = [
+    "COLOUR_NAMES",
+    "ENGINE_VERSION",
+    "EVENT_SCHEMA_VERSION",
+    "FINISHED",
+    "PLACEMENT",
+    "ROUND_OVER",
+    "SELECTION",
+    "SIDE_NAMES",
+    "Action",
+    "Building",
+    "CorruptLog",
+    "Event",
+    "GameNotFinished",
+    "GameOptions",
+    "GameState",
+    "LegalActions",
+    "NotationError",
+    "PlacePiece",
+    "Placement",
+    "PlayerView",
+    "Resign",
+    "RuleError",
+    "SelectPieces",
+    "UndoLastPlacement",
+    "action_from_json",
+    "action_to_json",
+    "apply_event",
+    "check_selection",
+    "create_game",
+    "decide",
+    "enumerate_actions",
+    "execute",
+    "fold",
+    "format_action",
+    "game_record",
+    "initial_state",
+    "legal_actions",
+    "legal_placements",
+    "parse_action",
+    "player_view",
+    "redact_event",
+    "redact_events",
+    "score_board",
+    "spectator_view",
+]

@@ -1,0 +1,74 @@
+"""Command line: ``python -m games.engine simulate --players 4 --games 10 --seed 1``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .bots import BOTS
+from .options import GameOptions
+from .record import game_record
+from .simulate import simulate
+
+
+def _bots(value: str) -> list[str]:
+    kinds = [k.strip() for k in value.split(",") if k.strip()]
+    for kind in kinds:
+        if kind not in BOTS:
+            raise argparse.ArgumentTypeError(f"unknown bot {kind!r}; choose from {', '.join(BOTS)}")
+    return kinds
+
+
+def _progress(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m games.engine", description="Manhattan engine tools.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    sim = commands.add_parser("simulate", help="play bot games and print one game record per line (JSON Lines)")
+    sim.add_argument("--players", type=int, choices=(2, 3, 4), required=True)
+    sim.add_argument("--six-rounds", action="store_true", help="4 players: six rounds of four pieces")
+    sim.add_argument("--copies-per-position", type=int, default=5)
+    sim.add_argument("--games", type=int, required=True)
+    sim.add_argument("--seed", required=True, help="the same seed gives the same games")
+    sim.add_argument(
+        "--bots", type=_bots, default=["random"], help="one kind for every seat, or one per seat: random,greedy,..."
+    )
+    sim.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
+    args = parser.parse_args(argv)
+
+    bots: list[str] = args.bots
+    if len(bots) == 1:
+        bots = bots * args.players
+    if len(bots) != args.players:
+        parser.error(f"--bots names {len(bots)} bots for {args.players} players")
+    if args.games < 0:
+        parser.error("--games must not be negative")
+    options = GameOptions(
+        players=args.players, six_rounds=args.six_rounds, copies_per_position=args.copies_per_position
+    )
+    # Long runs only: a bar for three games would be noise in scripts.
+    show_progress = not args.no_progress and args.games >= 20 and sys.stderr.isatty()
+    out = sys.stdout
+    try:
+        for done, game in enumerate(simulate(options, bots, args.games, args.seed), start=1):
+            out.write(json.dumps(game_record(game.events), separators=(",", ":")) + "\n")
+            if show_progress and (done % max(1, args.games // 100) == 0 or done == args.games):
+                _progress(done, args.games)
+        out.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: stop quietly like other Unix tools
+        sys.stderr.close()
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

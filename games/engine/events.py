@@ -1,0 +1,338 @@
+"""Events and the fold: how a game's log becomes its state.
+
+An event is a plain JSON-ready ``dict`` with a ``type`` and a schema version
+``v``. Applying one never validates, never raises for a well-formed log and
+never draws a random number: every chance outcome (the deal, each card drawn,
+each reshuffle) was decided when the command was handled and is written in
+the event. That is what lets a log be replayed identically forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .constants import (
+    COLOUR_NAMES,
+    DEFAULT_COLOURS,
+    PIECES_PER_SIZE,
+)
+from .options import GameOptions
+from .state import (
+    FINISHED,
+    PLACEMENT,
+    ROUND_OVER,
+    SELECTION,
+    Building,
+    GameState,
+)
+
+Event = dict[str, Any]
+
+GAME_CREATED = "game_created"
+PIECES_SELECTED = "pieces_selected"
+PIECE_PLACED = "piece_placed"
+HAND_REDRAWN = "hand_redrawn"
+PIECE_LOST = "piece_lost"
+ROUND_SCORED = "round_scored"
+ROUND_STARTED = "round_started"
+GAME_FINISHED = "game_finished"
+PLAYER_RESIGNED = "player_resigned"
+PLACEMENT_UNDONE = "placement_undone"
+
+EVENT_TYPES = (
+    GAME_CREATED,
+    PIECES_SELECTED,
+    PIECE_PLACED,
+    HAND_REDRAWN,
+    PIECE_LOST,
+    ROUND_SCORED,
+    ROUND_STARTED,
+    GAME_FINISHED,
+    PLAYER_RESIGNED,
+    PLACEMENT_UNDONE,
+)
+
+
+class CorruptLog(Exception):
+    """A log that cannot be folded: it does not start with a creation event,
+    or holds an event of an unknown type. Raised instead of guessing."""
+
+
+def colour_points(points: Mapping[int, int]) -> dict[str, int]:
+    """Per-colour points keyed by colour name, as stored in events."""
+    return {COLOUR_NAMES[c]: n for c, n in points.items()}
+
+
+# --- applying events in place (only ever on a private working copy) ---------
+
+
+def _selection_queue(state: GameState) -> list[int]:
+    """R9: colours in selection order, from the round's start player clockwise."""
+    order = state.clockwise
+    start = order.index(state.start_player)
+    queue: list[int] = []
+    for i in range(len(order)):
+        player = order[(start + i) % len(order)]
+        if not state.resigned[player]:
+            queue.extend(state.colours[player])
+    return queue
+
+
+def _begin_selection(state: GameState) -> None:
+    state.phase = SELECTION
+    state.selection_queue = _selection_queue(state)
+    state.to_act = state.colour_player[state.selection_queue[0]] if state.selection_queue else None
+    if not state.selection_queue:
+        _begin_placement(state)
+
+
+def _next_player(state: GameState, after: int, *, include_self: bool = True) -> int | None:
+    """R10: the next player clockwise after ``after`` who still has round pieces."""
+    order = state.clockwise
+    i = order.index(after)
+    n = len(order)
+    for step in range(1, n + 1):
+        player = order[(i + step) % n]
+        if player == after and not include_self:
+            continue
+        if not state.resigned[player] and state.player_pieces_left(player) > 0:
+            return player
+    return None
+
+
+def _begin_placement(state: GameState) -> None:
+    state.phase = PLACEMENT
+    order = state.clockwise
+    # The start player begins; the search starts one seat before them.
+    before = order[(order.index(state.start_player) - 1) % len(order)]
+    _hand_turn_to(state, _next_player(state, before))
+
+
+def _hand_turn_to(state: GameState, player: int | None) -> None:
+    state.to_act = player
+    if player is None:
+        state.phase = ROUND_OVER
+
+
+def _draw(state: GameState, player: int, drew: Iterable[int], reshuffle: list[int] | None) -> None:
+    """Draw the recorded cards; an empty pile is replaced by the recorded
+    reshuffle of every discard pile (R11)."""
+    pile = state.draw_pile
+    hand = state.hands[player]
+    for card in drew:
+        if not pile and reshuffle is not None:
+            pile.extend(reshuffle)
+            reshuffle = None
+            for discard in state.discards:
+                discard.clear()
+        pile.pop()
+        hand.append(card)
+
+
+def _game_created(state: GameState, e: Event) -> None:  # handled by ``initial_state``
+    raise CorruptLog("a game can be created only once")
+
+
+def _pieces_selected(state: GameState, e: Event) -> None:
+    colour = e["colour"]
+    counts = [0, 0, 0, 0]
+    for size in e["pieces"]:
+        counts[size - 1] += 1
+    reserve = state.reserve[colour]
+    for i in range(4):
+        reserve[i] -= counts[i]
+    state.selection[colour] = counts
+    queue = state.selection_queue
+    if colour in queue:
+        queue.remove(colour)
+    if queue:
+        state.to_act = state.colour_player[queue[0]]
+    else:
+        _begin_placement(state)
+
+
+def _piece_placed(state: GameState, e: Event) -> None:
+    player, colour, size, card = e["player"], e["colour"], e["size"], e["card"]
+    index = e["city"] * 9 + e["lot"]
+    building = state.board[index]
+    state.board[index] = Building.new(colour, size) if building is None else building.add(colour, size)
+    state.hands[player].remove(card)
+    state.discards[player].append(card)
+    state.selection[colour][size - 1] -= 1
+    drew = e["drew"]
+    reshuffle = e.get("reshuffle")
+    if drew is not None:
+        _draw(state, player, (drew,), reshuffle)
+    state.placements += 1
+    state.undoable = e if reshuffle is None else None
+    _hand_turn_to(state, _next_player(state, player))
+
+
+def _hand_redrawn(state: GameState, e: Event) -> None:
+    player = e["player"]
+    state.discards[player].extend(state.hands[player])
+    state.hands[player] = []
+    _draw(state, player, e["drew"], e.get("reshuffle"))
+    state.undoable = None
+
+
+def _piece_lost(state: GameState, e: Event) -> None:
+    colour = e["colour"]
+    state.selection[colour][e["size"] - 1] -= 1
+    state.lost[colour] += 1
+    state.undoable = None
+    _hand_turn_to(state, _next_player(state, e["player"]))
+
+
+def _round_scored(state: GameState, e: Event) -> None:
+    points = {COLOUR_NAMES.index(name): n for name, n in e["points"].items()}
+    for colour, n in points.items():
+        state.scores[colour] += n
+    state.round_scores.append(points)
+    state.phase = ROUND_OVER
+    state.to_act = None
+    state.undoable = None
+
+
+def _round_started(state: GameState, e: Event) -> None:
+    state.round = e["round"]
+    state.start_player = e["start_player"]
+    state.undoable = None
+    _begin_selection(state)
+
+
+def _game_finished(state: GameState, e: Event) -> None:
+    state.phase = FINISHED
+    state.to_act = None
+    state.winners = tuple(e["winners"])
+    state.undoable = None
+
+
+def _player_resigned(state: GameState, e: Event) -> None:
+    player = e["player"]
+    state.resigned[player] = True
+    state.undoable = None
+    for colour in state.colours[player]:
+        state.reserve[colour] = [0, 0, 0, 0]
+        state.selection[colour] = [0, 0, 0, 0]
+        if colour in state.selection_queue:
+            state.selection_queue.remove(colour)
+    if state.phase == SELECTION:
+        if state.selection_queue:
+            state.to_act = state.colour_player[state.selection_queue[0]]
+        else:
+            _begin_placement(state)
+    elif state.phase == PLACEMENT and state.to_act == player:
+        _hand_turn_to(state, _next_player(state, player))
+
+
+def _placement_undone(state: GameState, e: Event) -> None:
+    player, colour, size, card = e["player"], e["colour"], e["size"], e["card"]
+    index = e["city"] * 9 + e["lot"]
+    building = state.board[index]
+    assert building is not None
+    state.board[index] = building.remove_top()
+    hand = state.hands[player]
+    drew = e["drew"]
+    if drew is not None:
+        hand.remove(drew)
+        state.draw_pile.append(drew)
+    state.discards[player].pop()
+    hand.append(card)
+    state.selection[colour][size - 1] += 1
+    state.placements -= 1
+    state.undoable = None
+    state.phase = PLACEMENT
+    state.to_act = player
+
+
+_APPLY: dict[str, Callable[[GameState, Event], None]] = {
+    GAME_CREATED: _game_created,
+    PIECES_SELECTED: _pieces_selected,
+    PIECE_PLACED: _piece_placed,
+    HAND_REDRAWN: _hand_redrawn,
+    PIECE_LOST: _piece_lost,
+    ROUND_SCORED: _round_scored,
+    ROUND_STARTED: _round_started,
+    GAME_FINISHED: _game_finished,
+    PLAYER_RESIGNED: _player_resigned,
+    PLACEMENT_UNDONE: _placement_undone,
+}
+
+
+def initial_state(e: Event) -> GameState:
+    """The state right after the creation event ``e``."""
+    if e.get("type") != GAME_CREATED:
+        raise CorruptLog("a game's log must start with a game_created event")
+    options = GameOptions.from_json(e["options"])
+    players = options.players
+    sides = tuple(e["sides"])
+    colours = tuple(tuple(c) for c in e.get("colours", DEFAULT_COLOURS[players]))
+    colour_player = {c: p for p, cs in enumerate(colours) for c in cs}
+    state = GameState(
+        options=options,
+        sides=sides,
+        colours=colours,
+        colour_player=colour_player,
+        clockwise=tuple(sorted(range(players), key=lambda p: sides[p])),
+        hands=[list(h) for h in e["hands"]],
+        draw_pile=list(e["draw_pile"]),
+        discards=[[] for _ in range(players)],
+        reserve={c: list(PIECES_PER_SIZE) for c in colour_player},
+        selection={c: [0, 0, 0, 0] for c in colour_player},
+        lost=dict.fromkeys(colour_player, 0),
+        scores=dict.fromkeys(colour_player, 0),
+        start_player=e["start_player"],
+        resigned=[False] * players,
+        engine_version=e["engine"],
+        seq=1,
+    )
+    _begin_selection(state)
+    return state
+
+
+def apply_in_place(state: GameState, event: Event) -> None:
+    """Apply ``event`` to a state that nobody else holds (see ``fold``)."""
+    try:
+        handler = _APPLY[event["type"]]
+    except KeyError:
+        raise CorruptLog(f"unknown event type {event.get('type')!r}") from None
+    handler(state, event)
+    state.seq += 1
+
+
+def apply_event(state: GameState, event: Event) -> GameState:
+    """The state after ``event``; ``state`` itself is left as it was."""
+    new = state.copy()
+    apply_in_place(new, event)
+    return new
+
+
+def fold(events: Iterable[Event]) -> GameState:
+    """A game's state from its whole log: replay is a fold."""
+    iterator = iter(events)
+    try:
+        first = next(iterator)
+    except StopIteration:
+        raise CorruptLog("an empty log holds no game") from None
+    state = initial_state(first)
+    for event in iterator:
+        apply_in_place(state, event)
+    return state
+
+
+__all__ = [
+    "EVENT_TYPES",
+    "FINISHED",
+    "PLACEMENT",
+    "ROUND_OVER",
+    "SELECTION",
+    "CorruptLog",
+    "Event",
+    "apply_event",
+    "apply_in_place",
+    "colour_points",
+    "fold",
+    "initial_state",
+]
