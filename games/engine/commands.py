@@ -77,11 +77,19 @@ def decide(state: GameState, player: int | None, action: Action, rng: random.Ran
     return execute(state, player, action, rng)[1]
 
 
-def execute(state: GameState, player: int | None, action: Action, rng: random.Random) -> tuple[GameState, list[Event]]:
-    """Like ``decide``, and also the state after the events (saves a second fold)."""
+def execute(
+    state: GameState, player: int | None, action: Action, rng: random.Random, *, in_place: bool = False
+) -> tuple[GameState, list[Event]]:
+    """Like ``decide``, and also the state after the events (saves a second fold).
+
+    With ``in_place`` the caller gives up ``state``: it is advanced and
+    returned instead of copied, which is what a tight loop such as the
+    simulator wants. A refused action leaves it unchanged either way, since
+    nothing is applied until the action has been validated.
+    """
     if state.phase == FINISHED:
         raise RuleError("game_finished", "R19: the game is over; no more actions can be taken.", rule="R19")
-    work = state.copy()
+    work = state if in_place else state.copy()
     events: list[Event] = []
 
     def emit(event: Event) -> None:
@@ -252,15 +260,16 @@ def _advance(state: GameState, emit: Emit, rng: random.Random) -> None:
     """Play out everything that follows without a choice: forced selections,
     R16 for the player to act, scoring, the next round and the end."""
     while True:
-        active = [p for p in range(state.players) if not state.resigned[p]]
-        if len(active) < 2:
-            _finish(state, emit, active)
-            return
+        if True in state.resigned:
+            active = [p for p in range(state.players) if not state.resigned[p]]
+            if len(active) < 2:
+                _finish(state, emit, active)
+                return
         if state.phase == ROUND_OVER:
             points = score_board(state.board, state.all_colours)
             emit({"type": ROUND_SCORED, "v": V, "round": state.round, "points": colour_points(points)})
             if state.round == state.options.rounds:
-                _finish(state, emit, active)
+                _finish(state, emit, [p for p in range(state.players) if not state.resigned[p]])
                 return
             order = state.clockwise
             next_start = order[(order.index(state.start_player) + 1) % len(order)]

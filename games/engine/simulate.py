@@ -35,7 +35,7 @@ def play_game(options: GameOptions, bots: Sequence[str], seed: str) -> Simulated
         seat = state.to_act
         assert seat is not None, "a live game always has a seat to act"
         action = deciders[seat](player_view(state, seat), bot_rng)
-        state, new_events = execute(state, seat, action, rng)
+        state, new_events = execute(state, seat, action, rng, in_place=True)
         events.extend(new_events)
     return SimulatedGame(seed=seed, events=events, state=state)
 
