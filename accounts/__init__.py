@@ -1,0 +1,1 @@
+"""Users (email is the login) and personal API tokens."""

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from .models import ApiToken, User
+from .services import create_api_token, revoke_api_token
+
+
+@admin.register(User)
+class UserAdmin(BaseUserAdmin[User]):
+    ordering = ("email",)
+    list_display = ("email", "display_name", "is_staff", "is_active", "date_joined")
+    search_fields = ("email", "display_name")
+    fieldsets = (
+        (None, {"fields": ("email", "password", "display_name")}),
+        ("Permissions", {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")}),
+        ("Dates", {"fields": ("last_login", "date_joined")}),
+    )
+    add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "password1", "password2")}),)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
+    list_display = ("name", "user", "prefix", "created", "last_used", "revoked")
+    list_filter = ("revoked",)
+    search_fields = ("name", "user__email", "prefix")
+    readonly_fields = ("prefix", "created", "last_used", "revoked")
+    fields = ("user", "name", "prefix", "created", "last_used", "revoked")
+    actions = ("revoke",)
+
+    def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        # A new token is made by the service so that only its hash is stored;
+        # the operator sees the token once, here.
+        new = create_api_token(user=obj.user, name=obj.name)
+        obj.pk = new.token.pk
+        obj.prefix, obj.token_hash, obj.created = new.token.prefix, new.token.token_hash, new.token.created
+        self.message_user(
+            request, f"The new token is {new.raw} — copy it now, it is not shown again.", messages.WARNING
+        )
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        for token in queryset:
+            revoke_api_token(token=token)
+        self.message_user(request, f"Revoked {queryset.count()} token(s).")

@@ -1,0 +1,87 @@
+"""Users log in by email; third-party clients use personal API tokens."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, ClassVar
+
+from django.contrib.auth.base_user import BaseUserManager
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.utils import timezone
+
+
+class UserManager(BaseUserManager["User"]):
+    use_in_migrations = True
+
+    def _create_user(self, email: str, password: str | None, **extra: Any) -> User:
+        if not email:
+            raise ValueError("an email address is required")
+        user = self.model(email=self.normalize_email(email).lower(), **extra)
+        if password:
+            user.set_password(password)
+        else:
+            user.set_unusable_password()
+        user.save(using=self._db)
+        return user
+
+    def create_user(self, email: str, password: str | None = None, **extra: Any) -> User:
+        extra.setdefault("is_staff", False)
+        extra.setdefault("is_superuser", False)
+        return self._create_user(email, password, **extra)
+
+    def create_superuser(self, email: str, password: str | None = None, **extra: Any) -> User:
+        extra.setdefault("is_staff", True)
+        extra.setdefault("is_superuser", True)
+        return self._create_user(email, password, **extra)
+
+
+class User(AbstractUser):
+    """A player or operator. The email address is the login; a password is
+    optional (players sign in by emailed link, staff may have passwords)."""
+
+    username = None  # type: ignore[assignment]
+    email = models.EmailField("email address", unique=True)
+    display_name = models.CharField(max_length=60, blank=True)
+
+    USERNAME_FIELD = "email"
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
+
+    objects: ClassVar[UserManager] = UserManager()  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        return self.email
+
+    @property
+    def public_name(self) -> str:
+        """What other players see: the display name or the email's local part."""
+        return self.display_name or self.email.split("@", 1)[0]
+
+
+def hash_token(raw: str) -> str:
+    """Tokens are stored as SHA-256 hashes: they are long random strings, so a
+    slow password hash would only slow every API request down."""
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A named personal API token. Only its hash is kept; the token itself is
+    shown once, when it is created."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=80)
+    prefix = models.CharField(max_length=12, help_text="The token's first characters, to recognise it.")
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created = models.DateTimeField(default=timezone.now)
+    last_used = models.DateTimeField(null=True, blank=True)
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar[list[str]] = ["-created"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked is None

@@ -1,0 +1,48 @@
+"""Use cases for accounts: API tokens."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.utils import timezone
+
+from .models import ApiToken, User, hash_token
+
+TOKEN_PREFIX = "mbm_"
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class NewToken:
+    token: ApiToken
+    raw: str
+    """The token itself: shown to its owner once and never stored."""
+
+
+def create_api_token(*, user: User, name: str) -> NewToken:
+    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=user, name=name.strip() or "token", prefix=raw[:12], token_hash=hash_token(raw)
+    )
+    return NewToken(token=token, raw=raw)
+
+
+def revoke_api_token(*, token: ApiToken) -> None:
+    if token.revoked is None:
+        token.revoked = timezone.now()
+        token.save(update_fields=["revoked"])
+
+
+def authenticate_token(raw: str) -> ApiToken | None:
+    """The active token for ``raw``, its last-used time refreshed (at most once a minute)."""
+    token = ApiToken.objects.select_related("user").filter(token_hash=hash_token(raw), revoked__isnull=True).first()
+    if token is None or not token.user.is_active:
+        return None
+    now = timezone.now()
+    if token.last_used is None or now - token.last_used > LAST_USED_RESOLUTION:
+        # A conditional UPDATE: no write on most requests, and no lost update.
+        ApiToken.objects.filter(pk=token.pk).update(last_used=now)
+        token.last_used = now
+    return token

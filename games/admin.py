@@ -1,0 +1,171 @@
+"""Operators run games from here: see the board and the (redacted) log,
+abandon a game, undo the last placement with a reason, replay to any event."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from games import engine, services
+from games.board_svg import board_svg
+from games.errors import GameError
+
+from .models import Game, GameEvent, Seat
+
+
+class SeatInline(admin.TabularInline[Seat, Game]):
+    model = Seat
+    extra = 0
+    fields = ("index", "user", "invited_email", "bot", "side", "colours", "joined")
+    readonly_fields = ("index", "side", "colours", "joined")
+    can_delete = False
+
+
+class GameEventInline(admin.TabularInline[GameEvent, Game]):
+    """The log, read-only. Payloads are shown as a spectator sees them: the
+    deck order is secret from operators too (RULES.md R4)."""
+
+    model = GameEvent
+    extra = 0
+    fields = ("seq", "type", "seat", "actor", "created", "public_payload")
+    readonly_fields = fields
+    can_delete = False
+    ordering = ("seq",)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="payload (public)")
+    def public_payload(self, event: GameEvent) -> str:
+        return json.dumps(engine.redact_event(event.payload, None), separators=(", ", ": "))
+
+
+class UndoForm(forms.Form):
+    reason = forms.CharField(max_length=200, widget=forms.TextInput(attrs={"size": 60}))
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin[Game]):
+    list_display = ("public_id", "status", "players_list", "round", "phase", "to_act_seat", "version", "updated")
+    list_filter = ("status",)
+    search_fields = ("public_id", "seats__user__email", "seats__invited_email", "creator__email")
+    readonly_fields = (
+        "public_id",
+        "status",
+        "options",
+        "engine_version",
+        "version",
+        "phase",
+        "round",
+        "to_act_seat",
+        "turn_since",
+        "created",
+        "started",
+        "finished",
+        "board",
+        "operator_links",
+    )
+    fields = readonly_fields[:-2] + ("creator", "board", "operator_links")
+    inlines: ClassVar[list[Any]] = [SeatInline, GameEventInline]
+    actions = ("abandon",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        return super().get_queryset(request).prefetch_related("seats__user")
+
+    @admin.display(description="players")
+    def players_list(self, game: Game) -> str:
+        return ", ".join(
+            s.user.email if s.user else (f"{s.bot} bot" if s.bot else (s.invited_email or "open"))
+            for s in game.seats.all()
+        )
+
+    @admin.display(description="board")
+    def board(self, game: Game) -> SafeString | str:
+        state = services.load_state(game)
+        if state is None:
+            return "Not dealt yet."
+        return board_svg(engine.spectator_view(state))
+
+    @admin.display(description="operator actions")
+    def operator_links(self, game: Game) -> SafeString | str:
+        if game.pk is None:
+            return ""
+        return format_html(
+            '<a class="button" href="{}">Undo the last placement…</a> <a class="button" href="{}">Replay…</a>',
+            reverse("admin:games_game_undo", args=[game.pk]),
+            reverse("admin:games_game_replay", args=[game.pk]),
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        own = [
+            path("<int:pk>/undo/", self.admin_site.admin_view(self.undo_view), name="games_game_undo"),
+            path("<int:pk>/replay/", self.admin_site.admin_view(self.replay_view), name="games_game_replay"),
+        ]
+        return own + super().get_urls()
+
+    @admin.action(description="Abandon the selected games")
+    def abandon(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
+        done = 0
+        for game in queryset:
+            try:
+                services.abandon_game(game=game, operator=request.user)  # type: ignore[arg-type]
+                done += 1
+            except GameError as error:
+                self.message_user(request, f"{game.public_id}: {error.message}", messages.WARNING)
+        self.message_user(request, f"Abandoned {done} game(s).")
+
+    def undo_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        game = get_object_or_404(Game, pk=pk)
+        if not self.has_change_permission(request, game):
+            return HttpResponse(status=403)
+        form = UndoForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.undo_last_placement(game=game, operator=request.user, reason=form.cleaned_data["reason"])  # type: ignore[arg-type]
+            except GameError as error:
+                self.message_user(request, error.message, messages.ERROR)
+            else:
+                self.message_user(request, "The last placement was undone.")
+                return HttpResponseRedirect(reverse("admin:games_game_change", args=[game.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "game": game,
+            "form": form,
+            "title": "Undo the last placement",
+        }
+        return TemplateResponse(request, "admin/games/game/undo.html", context)
+
+    def replay_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        game = get_object_or_404(Game, pk=pk)
+        if not self.has_view_permission(request, game):
+            return HttpResponse(status=403)
+        try:
+            n = int(request.GET.get("n", game.version))
+        except ValueError:
+            n = game.version
+        n = max(1, min(n, game.version)) if game.version else 0
+        state = services.load_state(game, upto=n) if n else None
+        view = engine.spectator_view(state) if state else None
+        context = {
+            **self.admin_site.each_context(request),
+            "game": game,
+            "n": n,
+            "board": board_svg(view) if view else None,
+            "view": view.to_json() if view else None,
+            "steps": range(1, game.version + 1),
+            "title": f"Replay of game {game.public_id}",
+        }
+        return TemplateResponse(request, "admin/games/game/replay.html", context)

@@ -1,0 +1,90 @@
+"""RFC 9457 problem details for every API error.
+
+One exception handler turns service errors, engine errors and DRF's own
+errors into ``application/problem+json`` with a stable ``code``, so clients
+switch on the code and show the message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from games.engine import NotationError, RuleError
+from games.errors import GameError, from_rule_error
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+_DRF_CODES = {
+    exceptions.ParseError: "malformed_request",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.PermissionDenied: "forbidden",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+    exceptions.ValidationError: "invalid",
+}
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": f"/api/v1/problems/{code}",
+        "title": code.replace("_", " ").capitalize(),
+        "status": status,
+        "code": code,
+        "detail": detail,
+        **extra,
+    }
+
+
+def problem_response(
+    status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any
+) -> Response:
+    return Response(
+        problem(status, code, detail, **extra), status=status, headers=headers, content_type=PROBLEM_CONTENT_TYPE
+    )
+
+
+def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RuleError):
+        exc = from_rule_error(exc)
+    if isinstance(exc, NotationError):
+        return problem_response(
+            422, exc.code, exc.message, position=exc.position, token=exc.token, pointer=exc.pointer()
+        )
+    if isinstance(exc, GameError):
+        return problem_response(exc.status, exc.code, exc.message, **exc.extra)
+    if isinstance(exc, RequestDataTooBig):
+        return problem_response(413, "body_too_large", "The request body is too large.")
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
+    code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
+    extra: dict[str, Any] = {}
+    if isinstance(exc, exceptions.ValidationError):
+        extra["errors"] = response.data
+        detail = "The request is not valid; see 'errors'."
+    else:
+        data = response.data
+        detail = str(data.get("detail", exc.detail)) if isinstance(data, dict) else str(exc.detail)
+    headers = {k: v for k, v in response.items() if k in ("Retry-After", "WWW-Authenticate", "Allow")}
+    return problem_response(response.status_code, code, detail, headers=headers, **extra)
+
+
+def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Unknown URLs under /api/ answer in problem+json too, not an HTML page."""
+    return JsonResponse(
+        problem(404, "not_found", "There is no such API endpoint."), status=404, content_type=PROBLEM_CONTENT_TYPE
+    )

@@ -1,0 +1,126 @@
+"""Request validation and response shapes of the games API.
+
+Responses are built from the engine's views (which have already stripped
+secrets); serializers here only validate input and document shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from games.engine.bots import BOTS
+from games.models import Game, Seat
+
+
+class SeatSpecSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=["me", "invite", "open", "bot"])
+    email = serializers.EmailField(required=False, allow_blank=False)
+    bot = serializers.ChoiceField(choices=sorted(BOTS), required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["kind"] == "invite" and not attrs.get("email"):
+            raise serializers.ValidationError({"email": "An invited seat needs the invitee's email address."})
+        if attrs["kind"] == "bot" and not attrs.get("bot"):
+            raise serializers.ValidationError({"bot": f"Say which bot: {', '.join(sorted(BOTS))}."})
+        return attrs
+
+
+class GameOptionsSerializer(serializers.Serializer[Any]):
+    players = serializers.IntegerField(min_value=2, max_value=4, required=False, default=4)
+    six_rounds = serializers.BooleanField(required=False, default=False)
+    copies_per_position = serializers.IntegerField(min_value=2, max_value=12, required=False, default=5)
+    sides = serializers.ListField(
+        child=serializers.ChoiceField(choices=["S", "W", "N", "E"]), required=False, allow_null=True
+    )
+    start_player = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
+
+
+class CreateGameSerializer(serializers.Serializer[Any]):
+    options = GameOptionsSerializer(required=False)
+    seats = SeatSpecSerializer(many=True, allow_empty=False)
+
+    def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if not 2 <= len(seats) <= 4:
+            raise serializers.ValidationError("Manhattan is played by 2, 3 or 4 players: give 2 to 4 seats.")
+        return seats
+
+
+class JoinSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
+
+
+class ActionRequestSerializer(serializers.Serializer[Any]):
+    action = serializers.JSONField(
+        help_text="The action as JSON ({'type': 'place', 'card': 5, 'city': 3, 'size': 2}) "
+        "or as a string in move notation ('card 5 city 3 size 2')."
+    )
+    expected_version = serializers.IntegerField(
+        min_value=0, required=False, help_text="The version the action was made against (or send If-Match)."
+    )
+
+
+class SeatSerializer(serializers.ModelSerializer[Seat]):
+    player = serializers.SerializerMethodField()
+    invited = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Seat
+        fields = ("index", "side", "colours", "bot", "player", "invited")
+
+    def get_player(self, seat: Seat) -> str | None:
+        return seat.user.public_name if seat.user is not None else None
+
+    def get_invited(self, seat: Seat) -> bool:
+        """Whether the seat waits for an invitee (whose address is not shown)."""
+        return bool(seat.invited_email) and seat.user_id is None
+
+
+class GameSummarySerializer(serializers.ModelSerializer[Game]):
+    id = serializers.UUIDField(source="public_id", read_only=True)
+    seats = SeatSerializer(many=True, read_only=True)
+    my_seat = serializers.SerializerMethodField()
+    my_turn = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = (
+            "id",
+            "status",
+            "options",
+            "version",
+            "phase",
+            "round",
+            "to_act_seat",
+            "turn_since",
+            "created",
+            "started",
+            "finished",
+            "seats",
+            "my_seat",
+            "my_turn",
+        )
+
+    def _my_seat(self, game: Game) -> int | None:
+        user = self.context["request"].user
+        for seat in game.seats.all():
+            if seat.user_id == user.pk:
+                return seat.index
+        return None
+
+    def get_my_seat(self, game: Game) -> int | None:
+        return self._my_seat(game)
+
+    def get_my_turn(self, game: Game) -> bool:
+        seat = self._my_seat(game)
+        return seat is not None and game.status == Game.Status.ACTIVE and game.to_act_seat == seat
+
+
+class TokenSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(max_length=80)
+    prefix = serializers.CharField(read_only=True)
+    created = serializers.DateTimeField(read_only=True)
+    last_used = serializers.DateTimeField(read_only=True, allow_null=True)
+    revoked = serializers.DateTimeField(read_only=True, allow_null=True)

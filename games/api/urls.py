@@ -1,0 +1,25 @@
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from accounts.api import MeView, TokenDetailView, TokenListView
+
+from . import views
+from .problems import api_not_found
+
+urlpatterns = [
+    path("games", views.GameListView.as_view(), name="api-games"),
+    path("games/<str:game_id>", views.GameDetailView.as_view(), name="api-game"),
+    path("games/<str:game_id>/join", views.JoinView.as_view(), name="api-game-join"),
+    path("games/<str:game_id>/start", views.StartView.as_view(), name="api-game-start"),
+    path("games/<str:game_id>/legal-actions", views.LegalActionsView.as_view(), name="api-game-legal-actions"),
+    path("games/<str:game_id>/actions", views.ActionsView.as_view(), name="api-game-actions"),
+    path("games/<str:game_id>/events", views.EventsView.as_view(), name="api-game-events"),
+    path("games/<str:game_id>/states/<int:n>", views.StateAtView.as_view(), name="api-game-state"),
+    path("games/<str:game_id>/record", views.RecordView.as_view(), name="api-game-record"),
+    path("tokens", TokenListView.as_view(), name="api-tokens"),
+    path("tokens/<int:token_id>", TokenDetailView.as_view(), name="api-token"),
+    path("me", MeView.as_view(), name="api-me"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    re_path(r"^.*$", api_not_found),
+]

@@ -1,0 +1,164 @@
+"""Games are stored as append-only event logs; the engine folds them into state.
+
+``Game`` keeps a few denormalised fields (version, whose turn and since when)
+in step with its log, for queries and reminders; they are written only by
+``games.services`` in the same transaction as the events.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        LOBBY = "lobby", "Waiting for players"
+        ACTIVE = "active", "Being played"
+        FINISHED = "finished", "Finished"
+        ABANDONED = "abandoned", "Abandoned"
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
+    options = models.JSONField(help_text="The engine's game options.")
+    engine_version = models.CharField(max_length=20, blank=True)
+    version = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
+    phase = models.CharField(max_length=12, blank=True)
+    round = models.PositiveSmallIntegerField(default=0)
+    to_act_seat = models.SmallIntegerField(null=True, blank=True, help_text="Seat index whose turn it is.")
+    turn_since = models.DateTimeField(null=True, blank=True)
+    creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
+    created = models.DateTimeField(default=timezone.now)
+    updated = models.DateTimeField(auto_now=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar[list[str]] = ["-updated"]
+        indexes: ClassVar[list[models.Index]] = [
+            # Reminders look for active games whose turn started long ago.
+            models.Index(fields=["status", "turn_since"], name="game_status_turn_since"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Game {self.public_id} ({self.get_status_display()})"
+
+    @property
+    def players(self) -> int:
+        return int(self.options.get("players", 4))
+
+
+class GameSecret(models.Model):
+    """What must never reach a client: the seed every chance outcome is drawn
+    from. Kept apart from ``Game`` so that no serializer of games can reach it."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, primary_key=True, related_name="secret")
+    seed = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"secret of {self.game_id}"
+
+
+class Seat(models.Model):
+    class Bot(models.TextChoices):
+        NONE = "", "Human"
+        RANDOM = "random", "Random bot"
+        GREEDY = "greedy", "Greedy bot"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="seats"
+    )
+    invited_email = models.EmailField(blank=True)
+    bot = models.CharField(max_length=10, choices=Bot.choices, blank=True, default=Bot.NONE)
+    side = models.CharField(max_length=1, blank=True)
+    colours = models.JSONField(default=list, blank=True)
+    joined = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar[list[str]] = ["game", "index"]
+        constraints: ClassVar[list[Any]] = [
+            models.UniqueConstraint(fields=["game", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(
+                fields=["game", "user"], condition=models.Q(user__isnull=False), name="seat_one_per_user"
+            ),
+            models.CheckConstraint(
+                condition=~(models.Q(user__isnull=False) & ~models.Q(bot="")), name="seat_human_or_bot"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.index} of {self.game_id}"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot)
+
+    @property
+    def is_filled(self) -> bool:
+        return self.is_bot or self.user_id is not None
+
+
+class AppendOnlyQuerySet(models.QuerySet["GameEvent"]):
+    """Events are never changed or removed: corrections are new events."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise TypeError("game events are append-only")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise TypeError("game events are append-only")
+
+
+class GameEvent(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    payload = models.JSONField(help_text="The engine's event, as folded. Holds secrets: never serialise it raw.")
+    seat = models.SmallIntegerField(null=True, blank=True, help_text="The seat whose action made this event.")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(default=timezone.now)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering: ClassVar[list[str]] = ["game", "seq"]
+        constraints: ClassVar[list[Any]] = [models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.seq} {self.type}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise TypeError("game events are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise TypeError("game events are append-only")
+
+
+class IdempotencyKey(models.Model):
+    """A client's ``Idempotency-Key``: a retry with the same key and body gets
+    the stored response, and no new event."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    response = models.JSONField()
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints: ClassVar[list[Any]] = [
+            models.UniqueConstraint(fields=["user", "game", "key"], name="idempotency_unique_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} by {self.user_id}"

@@ -1,0 +1,1 @@
+"""Emails and reminders (turn emails, the outbox, the reminder sweep)."""

@@ -1,0 +1,1 @@
+"""Notification models arrive with play by email."""

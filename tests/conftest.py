@@ -1,0 +1,81 @@
+"""Shared fixtures: users, authenticated API clients, and games in every stage."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from accounts.services import create_api_token
+from games import services
+from games.models import Game
+
+
+@pytest.fixture
+def make_user(db: Any) -> Callable[..., User]:
+    counter = iter(range(1, 10_000))
+
+    def make(email: str | None = None, **extra: Any) -> User:
+        return User.objects.create_user(email=email or f"player{next(counter)}@example.com", **extra)
+
+    return make
+
+
+@pytest.fixture
+def alice(make_user: Callable[..., User]) -> User:
+    return make_user("alice@example.com")
+
+
+@pytest.fixture
+def bob(make_user: Callable[..., User]) -> User:
+    return make_user("bob@example.com")
+
+
+@pytest.fixture
+def stranger(make_user: Callable[..., User]) -> User:
+    return make_user("stranger@example.com")
+
+
+@pytest.fixture
+def client_for() -> Callable[[User | None], APIClient]:
+    """An API client authenticated with a real personal token (or anonymous)."""
+
+    def make(user: User | None) -> APIClient:
+        client = APIClient()
+        if user is not None:
+            raw = create_api_token(user=user, name="tests").raw
+            client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def started_game(alice: User, bob: User) -> Game:
+    """A two-player game between alice (seat 0, start player) and bob, dealt."""
+    game = services.create_game(
+        creator=alice,
+        options={"players": 2, "start_player": 0},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
+    )
+    services.join_game(game=game, user=bob)
+    return services.start_game(game=game, user=alice)
+
+
+@pytest.fixture
+def bot_game(alice: User) -> Game:
+    """A four-player game: alice (seat 0, start player) against three bots."""
+    game = services.create_game(
+        creator=alice,
+        options={"players": 4, "start_player": 0},
+        seats=[
+            services.SeatSpec("me"),
+            services.SeatSpec("bot", bot="greedy"),
+            services.SeatSpec("bot", bot="random"),
+            services.SeatSpec("bot", bot="random"),
+        ],
+    )
+    return services.start_game(game=game, user=alice)
