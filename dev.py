@@ -58,16 +58,43 @@ def test(args: argparse.Namespace, extra: list[str]) -> None:
         run(PYTHON, "-m", "pytest", "--ignore=tests/engine", *extra, env=pg_env)
 
 
+def serve(args: argparse.Namespace) -> None:
+    """Migrate, seed the demo, then run a Celery worker (with the beat
+    scheduler) beside Django's development server, on embedded defaults."""
+    ensure_venv()
+    env = dict(os.environ)
+    run(PYTHON, "manage.py", "migrate", "--noinput", env=env)
+    run(PYTHON, "manage.py", "seed_demo", env=env)
+    worker_cmd = [
+        str(BIN / "celery"), "-A", "manhattan_site", "worker", "--beat", "--loglevel", "INFO",
+        "--concurrency", "1", "--schedule", str(ROOT / "var" / "celerybeat-schedule"),
+    ]  # fmt: skip
+    print("+", " ".join(worker_cmd), flush=True)
+    worker = subprocess.Popen(worker_cmd, cwd=ROOT, env=env)
+    try:
+        print(f"\nThe site: http://{args.addr}/  (admin: http://{args.addr}/admin/, API docs: /api/v1/docs/)\n")
+        run(PYTHON, "manage.py", "runserver", args.addr, env=env)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        worker.terminate()
+        worker.wait(timeout=20)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     t = commands.add_parser("test", help="lint, type-check and run the test suite")
     t.add_argument("--postgres", action="store_true", help="also run the database tests on PostgreSQL")
     t.add_argument("--no-lint", action="store_true", help="skip ruff and mypy")
+    s = commands.add_parser("serve", help="set up and run the site, a worker and the scheduler")
+    s.add_argument("--addr", default="127.0.0.1:8000", help="address:port for the web server")
     args, extra = parser.parse_known_args()
     try:
         if args.command == "test":
             test(args, extra)
+        elif args.command == "serve":
+            serve(args)
     except subprocess.CalledProcessError as error:
         sys.exit(error.returncode)
 

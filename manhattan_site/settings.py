@@ -124,6 +124,7 @@ else:
 CELERY_BROKER_URL = REDIS_URL or "filesystem://"
 if not REDIS_URL:
     _queue = VAR_DIR / "celery-queue"
+    _queue.mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue),
         "data_folder_out": str(_queue),
@@ -140,6 +141,9 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": env_int("BOT_SWEEP_SECONDS", 60)},
+}
 
 # --- Email ----------------------------------------------------------------------
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Manhattan by mail <play@localhost>")

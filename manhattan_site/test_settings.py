@@ -14,3 +14,12 @@ from .settings import *  # noqa: F403
 # on_commit and asserted or run explicitly (see tests/conftest.py).
 CELERY_BROKER_URL = "memory://"
 REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = ["rest_framework.renderers.JSONRenderer"]  # noqa: F405
+
+# One test database per process, so that two test runs on one machine never meet.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # A file rather than SQLite's shared in-memory database, so that tests with
+    # real threads get real, separately locked connections (see
+    # tests/games/test_concurrency.py), as they do on PostgreSQL.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}  # noqa: F405
+else:
+    DATABASES["default"]["TEST"] = {"NAME": f"test_manhattan_{os.getpid()}"}  # noqa: F405

@@ -1,0 +1,13 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_ENV=production
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY manhattan_site manhattan_site
+COPY games games
+COPY accounts accounts
+COPY notifications notifications
+COPY manage.py ./
+RUN pip install --no-cache-dir .
+RUN useradd --create-home app && mkdir -p /app/var && chown app /app/var
+USER app
+EXPOSE 8000

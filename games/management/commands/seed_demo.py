@@ -1,0 +1,47 @@
+"""Create a demo operator, two demo players and a game against bots.
+
+Run by ``python3 dev.py serve`` so a newcomer has something to look at; safe
+to run again (it only creates what is missing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from accounts.models import User
+from accounts.services import create_api_token
+from games import services
+from games.models import Game
+
+DEMO_ADMIN = "admin@example.com"
+DEMO_PASSWORD = "manhattan"
+
+
+class Command(BaseCommand):
+    help = "Create a demo admin, demo players with API tokens, and a demo game against bots."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        admin, created = User.objects.get_or_create(email=DEMO_ADMIN, defaults={"is_staff": True, "is_superuser": True})
+        if created:
+            admin.set_password(DEMO_PASSWORD)
+            admin.save()
+            self.stdout.write(f"Demo admin: {DEMO_ADMIN} / {DEMO_PASSWORD}")
+        player, created = User.objects.get_or_create(email="alice@example.com", defaults={"display_name": "Alice"})
+        if created:
+            token = create_api_token(user=player, name="demo")
+            self.stdout.write(f"Demo player alice@example.com, API token: {token.raw}")
+        if not Game.objects.filter(creator=admin).exists():
+            game = services.create_game(
+                creator=admin,
+                options={"players": 4},
+                seats=[
+                    services.SeatSpec("me"),
+                    services.SeatSpec("bot", bot="greedy"),
+                    services.SeatSpec("bot", bot="greedy"),
+                    services.SeatSpec("bot", bot="random"),
+                ],
+            )
+            services.start_game(game=game, user=admin)
+            self.stdout.write(f"Demo game {game.public_id}: the demo admin against three bots.")
