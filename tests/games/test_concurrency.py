@@ -8,6 +8,7 @@ the same version wins, and the log never has a gap or a duplicate.
 from __future__ import annotations
 
 import threading
+from functools import partial
 from collections.abc import Callable
 from typing import Any
 
@@ -60,7 +61,7 @@ def test_two_clients_at_the_same_version_exactly_one_wins(alice, bob, client_for
     body = selection_body(clients[0], started_game)
     url = f"/api/v1/games/{started_game.public_id}/actions"
 
-    responses = race([lambda c=c: c.post(url, body, format="json") for c in clients])
+    responses = race([partial(c.post, url, body, format="json") for c in clients])
 
     statuses = sorted(r.status_code for r in responses)
     assert statuses.count(200) == 1, [r.content for r in responses]
@@ -75,7 +76,7 @@ def test_idempotent_retries_racing_each_other_add_one_event(alice, client_for, s
     body = selection_body(clients[0], started_game)
     url = f"/api/v1/games/{started_game.public_id}/actions"
 
-    responses = race([lambda c=c: c.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="retry-1") for c in clients])
+    responses = race([partial(c.post, url, body, format="json", HTTP_IDEMPOTENCY_KEY="retry-1") for c in clients])
 
     # Every retry gets the stored success; only one event was added.
     assert [r.status_code for r in responses] == [200] * 4, [r.content for r in responses]
