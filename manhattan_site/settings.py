@@ -129,6 +129,7 @@ if not REDIS_URL:
         "data_folder_in": str(_queue),
         "data_folder_out": str(_queue),
         "processed_folder": str(VAR_DIR / "celery-processed"),
+        "control_folder": str(VAR_DIR / "celery-control"),
         "store_processed": False,
     }
 CELERY_TASK_SERIALIZER = "json"
