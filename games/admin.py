@@ -78,7 +78,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "board",
         "operator_links",
     )
-    fields = readonly_fields[:-2] + ("creator", "board", "operator_links")
+    fields = (*readonly_fields[:-2], "creator", "board", "operator_links")
     inlines: ClassVar[list[Any]] = [SeatInline, GameEventInline]
     actions = ("abandon",)
 

@@ -343,10 +343,14 @@ def _append(game: Game, state: GameState, events: list[engine.Event], *, seat: i
 
 
 def _after_commit(game: Game, state: GameState) -> None:
-    if game.status == Game.Status.ACTIVE and state.to_act is not None:
-        if game.seats.filter(index=state.to_act).exclude(bot="").exists():
-            public_id = str(game.public_id)
-            transaction.on_commit(lambda: _enqueue_bot_turns(public_id))
+    bot_to_act = (
+        game.status == Game.Status.ACTIVE
+        and state.to_act is not None
+        and game.seats.filter(index=state.to_act).exclude(bot="").exists()
+    )
+    if bot_to_act:
+        public_id = str(game.public_id)
+        transaction.on_commit(lambda: _enqueue_bot_turns(public_id))
 
 
 def _enqueue_bot_turns(public_id: str) -> None:

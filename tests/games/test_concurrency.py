@@ -8,8 +8,8 @@ the same version wins, and the log never has a gap or a duplicate.
 from __future__ import annotations
 
 import threading
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -91,7 +91,7 @@ def test_a_bot_task_racing_a_human_move_keeps_the_log_whole(alice, client_for, b
     body = selection_body(client, bot_game)
     url = f"/api/v1/games/{bot_game.public_id}/actions"
 
-    human, bot_moves = race(
+    human, _ = race(
         [lambda: client.post(url, body, format="json"), lambda: services.play_bot_turns(game_id=bot_game.public_id)]
     )
 
