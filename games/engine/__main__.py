@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from .bots import BOTS
+from .errors import RuleError
 from .options import GameOptions
 from .record import game_record
 from .simulate import simulate
@@ -52,9 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--bots names {len(bots)} bots for {args.players} players")
     if args.games < 0:
         parser.error("--games must not be negative")
-    options = GameOptions(
-        players=args.players, six_rounds=args.six_rounds, copies_per_position=args.copies_per_position
-    )
+    try:
+        options = GameOptions(
+            players=args.players, six_rounds=args.six_rounds, copies_per_position=args.copies_per_position
+        )
+    except RuleError as error:
+        parser.error(error.message)
     # Long runs only: a bar for three games would be noise in scripts.
     show_progress = not args.no_progress and args.games >= 20 and sys.stderr.isatty()
     out = sys.stdout

@@ -124,7 +124,7 @@ def _select(state: GameState, player: int, action: SelectPieces) -> Event:
         raise RuleError("not_your_turn", "R9: another player selects their pieces now.", rule="R9")
     if action.colour is not None and action.colour != colour:
         if action.colour not in state.colours[player]:
-            raise RuleError("not_your_colour", f"You do not play {COLOUR_NAMES[action.colour]}.")
+            raise RuleError("not_your_colour", f"R15: you do not play {COLOUR_NAMES[action.colour]}.", rule="R15")
         raise RuleError("not_your_turn", f"R9: select the pieces of {COLOUR_NAMES[colour]} first.", rule="R9")
     check_selection(state.reserve[colour], action.pieces, state.options.pieces_per_round)
     return {"type": PIECES_SELECTED, "v": V, "player": player, "colour": colour, "pieces": list(action.pieces)}
@@ -210,13 +210,20 @@ def _placing_colour(state: GameState, player: int, action: PlacePiece) -> int:
     mine = state.colours[player]
     if action.colour is not None:
         if action.colour not in mine:
-            raise RuleError("not_your_colour", f"You do not play {COLOUR_NAMES[action.colour]}.", rule="R15")
+            raise RuleError("not_your_colour", f"R15: you do not play {COLOUR_NAMES[action.colour]}.", rule="R15")
         return action.colour
     if len(mine) == 1:
         return mine[0]
     having = [c for c in mine if state.selection[c][action.size - 1] > 0]
     if len(having) == 1:
         return having[0]
+    if not having:
+        raise RuleError(
+            "piece_not_in_supply",
+            f"R9: only this round's selected pieces can be placed, and neither of your colours has a "
+            f"{action.size}-storey piece left.",
+            rule="R9",
+        )
     names = " or ".join(COLOUR_NAMES[c] for c in mine)
     raise RuleError("colour_required", f"R15: say which colour places this piece: {names}.", rule="R15")
 

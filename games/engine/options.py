@@ -25,7 +25,7 @@ class GameOptions:
 
     def __post_init__(self) -> None:
         if not isinstance(self.players, int) or self.players not in (2, 3, 4):
-            raise RuleError("bad_option", "Manhattan is played by 2, 3 or 4 players.", rule="R7")
+            raise RuleError("bad_option", "R7: Manhattan is played by 2, 3 or 4 players.", rule="R7")
         if not isinstance(self.copies_per_position, int) or not 2 <= self.copies_per_position <= 12:
             raise RuleError(
                 "bad_option",
@@ -81,7 +81,7 @@ class GameOptions:
         sides = data.get("sides")
         six_rounds = data.get("six_rounds", False)
         if not isinstance(six_rounds, bool):
-            raise RuleError("bad_option", "six_rounds must be true or false.", rule="R7")
+            raise RuleError("bad_option", "R7: six_rounds must be true or false.", rule="R7")
         if sides is not None and not isinstance(sides, (list, tuple)):
             raise RuleError("bad_option", "R5: sides must be a list.", rule="R5")
         return cls(
