@@ -31,6 +31,15 @@ class Game(models.Model):
     round = models.PositiveSmallIntegerField(default=0)
     to_act_seat = models.SmallIntegerField(null=True, blank=True, help_text="Seat index whose turn it is.")
     turn_since = models.DateTimeField(null=True, blank=True)
+    # The reminder policy, chosen at creation (notifications.reminders uses it).
+    reminder_first_hours = models.PositiveSmallIntegerField(default=24)
+    reminder_every_hours = models.PositiveSmallIntegerField(default=48)
+    timeout_hours = models.PositiveSmallIntegerField(
+        null=True, blank=True, default=7 * 24, help_text="After this long the greedy bot moves for the absent player."
+    )
+    next_reminder_at = models.DateTimeField(null=True, blank=True)
+    reminders_sent = models.PositiveSmallIntegerField(default=0)
+    timeout_at = models.DateTimeField(null=True, blank=True)
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
     created = models.DateTimeField(default=timezone.now)
     updated = models.DateTimeField(auto_now=True)
@@ -42,6 +51,14 @@ class Game(models.Model):
         indexes: ClassVar[list[models.Index]] = [
             # Reminders look for active games whose turn started long ago.
             models.Index(fields=["status", "turn_since"], name="game_status_turn_since"),
+            # The reminder sweep reads only the games that are due: partial indexes
+            # keep it to those rows however many games are active.
+            models.Index(
+                fields=["next_reminder_at"],
+                name="game_reminder_due",
+                condition=models.Q(next_reminder_at__isnull=False),
+            ),
+            models.Index(fields=["timeout_at"], name="game_timeout_due", condition=models.Q(timeout_at__isnull=False)),
         ]
 
     def __str__(self) -> str:

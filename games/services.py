@@ -23,6 +23,7 @@ from accounts.models import User
 from games import engine
 from games.engine import Action, GameOptions, GameState, RuleError, UndoLastPlacement
 from games.engine.bots import bot_for
+from notifications import services as notifications
 
 from .errors import Conflict, Forbidden, GameError, NotFound, StaleVersion, Unprocessable, from_rule_error
 from .models import Game, GameEvent, GameSecret, IdempotencyKey, Seat
@@ -121,6 +122,7 @@ def create_game(*, creator: User, options: dict[str, Any], seats: Sequence[SeatS
                 bot_for(spec.bot)  # raises ValueError for an unknown kind
                 seat.bot = spec.bot
             seat.save()
+        notifications.record_invitations(game)
     return game
 
 
@@ -267,6 +269,29 @@ def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK) -> int:
     return moves
 
 
+def play_timeout_move(*, game_id: Any, due_at: Any) -> bool:
+    """The greedy bot moves once for a player whose turn timed out, and the
+    player is told. Does nothing if the timeout is no longer due (the player
+    moved, or another sweep got there first)."""
+    with transaction.atomic():
+        try:
+            game = _locked_active_game(game_id)
+        except GameError:
+            return False
+        if game.timeout_at is None or game.timeout_at != due_at or game.to_act_seat is None:
+            return False
+        seat = game.seats.select_related("user").get(index=game.to_act_seat)
+        state = _fold_locked(game)
+        seed = game.secret.seed
+        action = bot_for("greedy")(
+            engine.player_view(state, seat.index), random.Random(f"{seed}:timeout:{game.version}")
+        )
+        new_state, events = engine.execute(state, seat.index, action, _chance(seed, game.version))
+        _append(game, new_state, events, seat=seat.index, actor=None)
+        notifications.record_timeout(game, seat, game.version)
+        return True
+
+
 # --- operators ---------------------------------------------------------------------
 
 
@@ -338,7 +363,9 @@ def _append(game: Game, state: GameState, events: list[engine.Event], *, seat: i
     if state.is_finished:
         game.status = Game.Status.FINISHED
         game.finished = now
+    notifications.schedule_turn(game, now)
     game.save()
+    notifications.record_game_notifications(game=game, state=state, events=events, first_seq=first, acting_seat=seat)
     _after_commit(game, state)
 
 

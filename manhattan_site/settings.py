@@ -50,11 +50,13 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "notifications",
+    "anymail",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -107,6 +109,10 @@ if DJANGO_ENV == "test":
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("nl", "Nederlands"), ("fr", "Français"), ("ko", "한국어")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "games:list"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -159,6 +165,14 @@ if EMAIL_HOST:
 else:
     EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
     EMAIL_FILE_PATH = VAR_DIR / "outbox"
+
+# Replies to game emails come back to this address (plus a signed token) and
+# arrive through the inbound webhook (django-anymail) or `manage.py receive_email`.
+INBOUND_EMAIL_ADDRESS = env("INBOUND_EMAIL_ADDRESS", "play@localhost")
+ANYMAIL = {
+    # HTTP basic auth ("user:password") that the mail provider's inbound webhook must send.
+    "WEBHOOK_SECRET": env("INBOUND_WEBHOOK_SECRET") or ("" if PRODUCTION else "inbound:" + SECRET_KEY[:24]),
+}
 
 # --- REST framework -------------------------------------------------------------
 _RENDERERS = ["rest_framework.renderers.JSONRenderer"]

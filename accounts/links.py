@@ -1,0 +1,133 @@
+"""Signed links that sign a player in: by purpose, with an expiry.
+
+A link carries a token made with Django's signing, salted per purpose so a
+token for one purpose (say, unsubscribing) can never be used for another
+(signing in). Login links are single use: they embed the user's last login
+time, which signing in changes. Game links stay valid for their lifetime so
+that every "your turn" email keeps working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core import signing
+from django.urls import reverse
+
+from .models import User
+
+LOGIN = "login"
+GAME = "game"
+INVITE = "invite"
+UNSUBSCRIBE = "unsubscribe"
+REPLY = "reply"
+
+MAX_AGE = {
+    LOGIN: timedelta(hours=2),
+    GAME: timedelta(days=30),
+    INVITE: timedelta(days=30),
+    UNSUBSCRIBE: timedelta(days=365),
+    REPLY: timedelta(days=30),
+}
+
+
+class BadLink(Exception):
+    """An expired, tampered or misused link; ``reason`` is safe to show."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class LinkData:
+    purpose: str
+    email: str
+    user_id: int | None
+    game: str | None = None
+    seat: int | None = None
+    kind: str | None = None
+
+
+def _salt(purpose: str) -> str:
+    return f"manhattan.link.{purpose}"
+
+
+def _login_stamp(user: User | None) -> str:
+    return user.last_login.isoformat() if user is not None and user.last_login else ""
+
+
+def make_token(
+    purpose: str,
+    *,
+    email: str,
+    user: User | None = None,
+    game: str | None = None,
+    seat: int | None = None,
+    kind: str | None = None,
+) -> str:
+    payload: dict[str, Any] = {"e": email.lower()}
+    if user is not None:
+        payload["u"] = user.pk
+    if game is not None:
+        payload["g"] = str(game)
+    if seat is not None:
+        payload["s"] = seat
+    if kind is not None:
+        payload["k"] = kind
+    if purpose == LOGIN:
+        payload["l"] = _login_stamp(user)
+    return signing.dumps(payload, salt=_salt(purpose), compress=True)
+
+
+def read_token(purpose: str, token: str) -> LinkData:
+    try:
+        payload = signing.loads(token, salt=_salt(purpose), max_age=MAX_AGE[purpose])
+    except signing.SignatureExpired as error:
+        raise BadLink("This link has expired. Ask for a new one.") from error
+    except signing.BadSignature as error:
+        raise BadLink("This link is not valid. It may have been copied incompletely.") from error
+    if not isinstance(payload, dict) or "e" not in payload:
+        raise BadLink("This link is not valid.")
+    data = LinkData(
+        purpose=purpose,
+        email=payload["e"],
+        user_id=payload.get("u"),
+        game=payload.get("g"),
+        seat=payload.get("s"),
+        kind=payload.get("k"),
+    )
+    if purpose == LOGIN:
+        user = User.objects.filter(pk=data.user_id).first() if data.user_id else None
+        if payload.get("l", "") != _login_stamp(user):
+            raise BadLink("This sign-in link has already been used. Ask for a new one.")
+    return data
+
+
+def absolute(path: str) -> str:
+    return f"{settings.SITE_URL}{path}"
+
+
+def login_url(user: User, next_path: str = "") -> str:
+    token = make_token(LOGIN, email=user.email, user=user)
+    url = absolute(reverse("accounts:link", args=[LOGIN, token]))
+    return f"{url}?next={next_path}" if next_path else url
+
+
+def game_url(user: User, game: str) -> str:
+    """A link that signs ``user`` in and lands on the game (for game emails)."""
+    token = make_token(GAME, email=user.email, user=user, game=game)
+    return absolute(reverse("accounts:link", args=[GAME, token]))
+
+
+def invite_url(email: str, game: str, seat: int) -> str:
+    token = make_token(INVITE, email=email, game=game, seat=seat)
+    return absolute(reverse("accounts:link", args=[INVITE, token]))
+
+
+def unsubscribe_url(user: User, kind: str) -> str:
+    token = make_token(UNSUBSCRIBE, email=user.email, user=user, kind=kind)
+    return absolute(reverse("notifications:unsubscribe", args=[token]))

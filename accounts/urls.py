@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+app_name = "accounts"
+urlpatterns = [
+    path("login/", views.login_view, name="login"),
+    path("logout/", views.logout_view, name="logout"),
+    path("link/<str:purpose>/<str:token>/", views.link_view, name="link"),
+]

@@ -1,0 +1,1 @@
+"""Server-rendered play pages (the basic flow works without JavaScript)."""

@@ -1,0 +1,369 @@
+"""Use cases of notifications: write emails into the outbox, deliver them,
+remind absent players and time them out.
+
+Writing happens in the caller's transaction (the move and its emails are
+stored together); delivery happens after commit, by a task, and again by a
+periodic sweep for anything still pending — so an outage of the broker or of
+the mail server delays emails but loses none. Each row's unique ``key`` means
+a redelivered task or an overlapping sweep never sends one twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from accounts.models import User
+from games import engine
+from games.models import Game, Seat
+
+from .models import DIGESTIBLE, Kind, Notification, Preference
+
+logger = logging.getLogger(__name__)
+MAX_ATTEMPTS = 8
+
+
+def preference_for(user: User) -> Preference:
+    preference, _ = Preference.objects.get_or_create(user=user)
+    return preference
+
+
+# --- writing into the outbox ----------------------------------------------------
+
+
+def enqueue(
+    *,
+    kind: str,
+    key: str,
+    email: str,
+    user: User | None = None,
+    game: Game | None = None,
+    seat: int | None = None,
+    context: dict[str, Any] | None = None,
+) -> Notification | None:
+    """Write one email into the outbox (once per ``key``) and deliver it after commit."""
+    try:
+        with transaction.atomic():
+            notification = Notification.objects.create(
+                kind=kind, key=key, email=email, user=user, game=game, seat=seat, context=context or {}
+            )
+    except IntegrityError:
+        return None  # already in the outbox: the same email is never written twice
+    pk = notification.pk
+    transaction.on_commit(lambda: _enqueue_delivery(pk))
+    return notification
+
+
+def _enqueue_delivery(pk: int) -> None:
+    from .tasks import deliver_notification
+
+    try:
+        deliver_notification.delay(pk)
+    except Exception:  # the broker is down: the outbox sweep will deliver it
+        logger.warning("could not enqueue delivery of notification %s", pk, exc_info=True)
+
+
+def _humans(game: Game) -> dict[int, Seat]:
+    return {seat.index: seat for seat in game.seats.select_related("user") if seat.user is not None}
+
+
+def record_game_notifications(
+    *, game: Game, state: engine.GameState, events: list[engine.Event], first_seq: int, acting_seat: int | None
+) -> None:
+    """The emails a batch of new events causes: game started, round scored,
+    game over, and "your turn" when the turn passes to a human player."""
+    humans = _humans(game)
+    last_seq = first_seq + len(events) - 1
+    started = False
+    for offset, event in enumerate(events):
+        seq = first_seq + offset
+        kind = {
+            "game_created": Kind.GAME_STARTED,
+            "round_scored": Kind.ROUND_SCORED,
+            "game_finished": Kind.GAME_OVER,
+        }.get(event["type"])
+        if kind is None:
+            continue
+        started = started or kind == Kind.GAME_STARTED
+        for index, seat in humans.items():
+            assert seat.user is not None
+            enqueue(
+                kind=kind,
+                key=f"{game.pk}:{index}:{seq}:{kind}",
+                email=seat.user.email,
+                user=seat.user,
+                game=game,
+                seat=index,
+                context={"seq": seq, "round": event.get("round")},
+            )
+    to_act = state.to_act
+    if to_act is not None and to_act != acting_seat and to_act in humans and not started:
+        seat = humans[to_act]
+        assert seat.user is not None
+        enqueue(
+            kind=Kind.YOUR_TURN,
+            key=f"{game.pk}:{to_act}:{last_seq}:{Kind.YOUR_TURN}",
+            email=seat.user.email,
+            user=seat.user,
+            game=game,
+            seat=to_act,
+            context={"seq": last_seq},
+        )
+
+
+def record_invitations(game: Game) -> None:
+    for seat in game.seats.exclude(invited_email="").filter(user__isnull=True):
+        enqueue(
+            kind=Kind.INVITATION,
+            key=f"{game.pk}:{seat.index}:0:{Kind.INVITATION}",
+            email=seat.invited_email,
+            user=User.objects.filter(email__iexact=seat.invited_email).first(),
+            game=game,
+            seat=seat.index,
+            context={"inviter": game.creator.public_name},
+        )
+
+
+def send_login_link(email: str, *, next_path: str = "") -> None:
+    """A sign-in link for ``email`` (an account is made on the first click)."""
+    user = User.objects.filter(email__iexact=email).first()
+    stamp = timezone.now().strftime("%Y%m%d%H%M%S%f")
+    enqueue(
+        kind=Kind.LOGIN,
+        key=f"login:{email.lower()}:{stamp}",
+        email=email.lower(),
+        user=user,
+        context={"next": next_path},
+    )
+
+
+# --- delivery ------------------------------------------------------------------------
+
+
+def _suppressed_by_preferences(notification: Notification) -> str | None:
+    """The status a notification takes instead of being sent, if any."""
+    if notification.user is None or notification.kind in (Kind.LOGIN, Kind.MOVE_REFUSED):
+        return None
+    preference = preference_for(notification.user)
+    if notification.kind in preference.unsubscribed:
+        return Notification.Status.SKIPPED
+    if preference.frequency == Preference.Frequency.NONE and notification.kind != Kind.INVITATION:
+        return Notification.Status.SKIPPED
+    if preference.frequency == Preference.Frequency.DAILY_DIGEST and notification.kind in DIGESTIBLE:
+        return Notification.Status.DIGESTED
+    return None
+
+
+def deliver(notification_id: int) -> bool:
+    """Send one pending notification; True if this call sent it.
+
+    The row stays locked while the mail is handed to the server, so a second
+    worker (a redelivered task, the sweep) skips it, and afterwards sees it
+    sent. Failures back off exponentially and give up after MAX_ATTEMPTS.
+    """
+    from .emails import build_message
+
+    with transaction.atomic():
+        notification = (
+            Notification.objects.select_for_update(skip_locked=True)
+            .select_related("user", "game")
+            .filter(pk=notification_id, status=Notification.Status.PENDING)
+            .first()
+        )
+        if notification is None:
+            return False
+        suppressed = _suppressed_by_preferences(notification)
+        if suppressed is not None:
+            notification.status = suppressed
+            notification.save(update_fields=["status"])
+            return False
+        now = timezone.now()
+        try:
+            build_message(notification).send()
+        except Exception as error:
+            notification.attempts += 1
+            notification.last_error = f"{type(error).__name__}: {error}"[:2000]
+            notification.next_attempt = now + timedelta(seconds=30 * 2**notification.attempts)
+            if notification.attempts >= MAX_ATTEMPTS:
+                notification.status = Notification.Status.FAILED
+            notification.save(update_fields=["attempts", "last_error", "next_attempt", "status"])
+            logger.warning("delivery of notification %s failed: %s", notification.pk, error)
+            return False
+        notification.status = Notification.Status.SENT
+        notification.sent = now
+        notification.attempts += 1
+        notification.save(update_fields=["status", "sent", "attempts"])
+        return True
+
+
+def pending_due(now: datetime | None = None, limit: int = 500) -> list[int]:
+    now = now or timezone.now()
+    return list(
+        Notification.objects.filter(status=Notification.Status.PENDING, next_attempt__lte=now)
+        .order_by("next_attempt")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def sweep_outbox(now: datetime | None = None) -> int:
+    """Deliver everything still pending (the safety net behind on-commit tasks)."""
+    return sum(1 for pk in pending_due(now) if deliver(pk))
+
+
+# --- reminders and timeouts ------------------------------------------------------------
+
+
+def schedule_turn(game: Game, now: datetime) -> None:
+    """Set the reminder clock for the turn that just began (called as the
+    game's denormalised fields are updated; saved by the caller)."""
+    seat = game.to_act_seat
+    human = seat is not None and game.seats.filter(index=seat, user__isnull=False).exists()
+    if game.status != Game.Status.ACTIVE or not human:
+        game.next_reminder_at = None
+        game.timeout_at = None
+        game.reminders_sent = 0
+        return
+    game.next_reminder_at = now + timedelta(hours=game.reminder_first_hours)
+    game.timeout_at = now + timedelta(hours=game.timeout_hours) if game.timeout_hours else None
+    game.reminders_sent = 0
+
+
+def _vacation_until(game: Game) -> datetime | None:
+    if game.to_act_seat is None:
+        return None
+    seat = game.seats.select_related("user").filter(index=game.to_act_seat).first()
+    if seat is None or seat.user is None:
+        return None
+    preference = Preference.objects.filter(user=seat.user).first()
+    if preference is not None and preference.on_vacation():
+        return preference.vacation_until
+    return None
+
+
+def send_due_reminders(now: datetime | None = None, limit: int = 1000) -> int:
+    """One sweep: a reminder for every game whose reminder is due.
+
+    Each game is claimed with a conditional UPDATE on its due time, so two
+    overlapping sweeps never remind twice. A player on vacation is not
+    reminded; their reminders and timeout wait until the vacation ends.
+    """
+    now = now or timezone.now()
+    sent = 0
+    due = list(
+        Game.objects.filter(next_reminder_at__lte=now, status=Game.Status.ACTIVE)
+        .order_by("next_reminder_at")
+        .values_list("pk", "next_reminder_at")[:limit]
+    )
+    for pk, due_at in due:
+        with transaction.atomic():
+            game = Game.objects.get(pk=pk)
+            back = _vacation_until(game)
+            if back is not None:
+                Game.objects.filter(pk=pk, next_reminder_at=due_at).update(
+                    next_reminder_at=back,
+                    timeout_at=back + timedelta(hours=game.timeout_hours) if game.timeout_hours else None,
+                )
+                continue
+            claimed = Game.objects.filter(pk=pk, next_reminder_at=due_at).update(
+                next_reminder_at=now + timedelta(hours=game.reminder_every_hours),
+                reminders_sent=F("reminders_sent") + 1,
+            )
+            if not claimed or game.to_act_seat is None:
+                continue
+            seat = game.seats.select_related("user").get(index=game.to_act_seat)
+            assert seat.user is not None
+            level = game.reminders_sent + 1
+            enqueue(
+                kind=Kind.REMINDER,
+                key=f"{game.pk}:{seat.index}:{game.version}:{Kind.REMINDER}:{level}",
+                email=seat.user.email,
+                user=seat.user,
+                game=game,
+                seat=seat.index,
+                context={
+                    "seq": game.version,
+                    "level": level,
+                    "since": game.turn_since.isoformat() if game.turn_since else None,
+                },
+            )
+            sent += 1
+    return sent
+
+
+def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> int:
+    """The greedy bot moves for every player whose turn has timed out."""
+    from games.services import play_timeout_move
+
+    now = now or timezone.now()
+    moved = 0
+    for public_id, timeout_at in Game.objects.filter(timeout_at__lte=now, status=Game.Status.ACTIVE).values_list(
+        "public_id", "timeout_at"
+    )[:limit]:
+        if play_timeout_move(game_id=public_id, due_at=timeout_at):
+            moved += 1
+    return moved
+
+
+def record_timeout(game: Game, seat: Seat, seq: int) -> None:
+    if seat.user is None:
+        return
+    enqueue(
+        kind=Kind.TIMEOUT,
+        key=f"{game.pk}:{seat.index}:{seq}:{Kind.TIMEOUT}",
+        email=seat.user.email,
+        user=seat.user,
+        game=game,
+        seat=seat.index,
+        context={"seq": seq},
+    )
+
+
+def set_vacation(*, user: User, until: datetime | None) -> Preference:
+    """Pause reminders and timeouts until ``until`` (at most 30 days ahead)."""
+    preference = preference_for(user)
+    if until is not None:
+        limit = timezone.now() + Preference.MAX_VACATION
+        until = min(until, limit)
+    preference.vacation_until = until
+    preference.save(update_fields=["vacation_until"])
+    return preference
+
+
+def send_digests(now: datetime | None = None) -> int:
+    """Once a day, one email per digest reader listing the games waiting for them."""
+    now = now or timezone.now()
+    since = now - timedelta(hours=23)
+    sent = 0
+    readers = Preference.objects.filter(frequency=Preference.Frequency.DAILY_DIGEST).exclude(last_digest__gt=since)
+    for preference in readers.select_related("user"):
+        user = preference.user
+        waiting = list(
+            Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user, seats__index=F("to_act_seat")).values_list(
+                "public_id", flat=True
+            )
+        )
+        news = Notification.objects.filter(user=user, status=Notification.Status.DIGESTED)
+        if preference.last_digest is not None:
+            news = news.filter(created__gt=preference.last_digest)
+        if not waiting and not news.exists():
+            continue
+        with transaction.atomic():
+            claimed = Preference.objects.filter(pk=preference.pk, last_digest=preference.last_digest).update(
+                last_digest=now
+            )
+            if not claimed:
+                continue  # another sweep is sending this digest
+            enqueue(
+                kind=Kind.DIGEST,
+                key=f"digest:{user.pk}:{now:%Y-%m-%d}",
+                email=user.email,
+                user=user,
+                context={"games": [str(g) for g in waiting], "news": news.count()},
+            )
+        sent += 1
+    return sent

@@ -1,0 +1,30 @@
+"""Celery tasks for notifications: thin wrappers around the services."""
+
+from celery import shared_task
+
+from . import services
+
+
+@shared_task(ignore_result=True, acks_late=True)  # type: ignore[untyped-decorator]
+def deliver_notification(notification_id: int) -> bool:
+    return services.deliver(notification_id)
+
+
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+def sweep_outbox() -> int:
+    """Deliver whatever is still pending: the broker or the mail server was down."""
+    return services.sweep_outbox()
+
+
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+def sweep_reminders() -> dict[str, int]:
+    """Remind players whose turn has waited, and time out the long absent."""
+    return {
+        "reminders": services.send_due_reminders(),
+        "timeouts": services.time_out_absent_players(),
+    }
+
+
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+def send_digests() -> int:
+    return services.send_digests()

@@ -1,0 +1,122 @@
+"""Unsubscribing (one click, RFC 8058), email preferences, vacation, and the
+development outbox that lists the emails written to files."""
+
+from __future__ import annotations
+
+import email
+from datetime import timedelta
+from pathlib import Path
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from accounts import links
+from accounts.auth_helpers import request_user
+from accounts.models import User
+
+from . import services
+from .models import UNSUBSCRIBABLE, Kind, Preference
+
+
+@csrf_exempt  # RFC 8058: mail clients POST "List-Unsubscribe=One-Click" with no session
+@require_http_methods(["GET", "POST"])
+def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
+    """GET shows a confirmation (scanners follow links); POST unsubscribes."""
+    try:
+        data = links.read_token(links.UNSUBSCRIBE, token)
+    except links.BadLink as error:
+        response = render(request, "accounts/bad_link.html", {"reason": error.reason}, status=400)
+        response["Referrer-Policy"] = "no-referrer"
+        return response
+    user = User.objects.filter(pk=data.user_id or 0, email__iexact=data.email).first()
+    if user is None or data.kind not in UNSUBSCRIBABLE:
+        raise Http404
+    kind_label = Kind(data.kind).label
+    done = False
+    if request.method == "POST":
+        preference = services.preference_for(user)
+        if data.kind not in preference.unsubscribed:
+            preference.unsubscribed = [*preference.unsubscribed, data.kind]
+            preference.save(update_fields=["unsubscribed"])
+        done = True
+    response = render(request, "notifications/unsubscribe.html", {"kind": kind_label, "done": done, "token": token})
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+class PreferenceForm(forms.ModelForm[Preference]):
+    vacation_days = forms.IntegerField(
+        label=gettext_lazy("Vacation: pause my reminders and timeouts for this many days (0 ends it)"),
+        min_value=0,
+        max_value=30,
+        required=False,
+    )
+
+    class Meta:
+        model = Preference
+        fields = ("frequency", "language")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def preferences_view(request: HttpRequest) -> HttpResponse:
+    user = request_user(request)
+    preference = services.preference_for(user)
+    form = PreferenceForm(request.POST or None, instance=preference)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        days = form.cleaned_data.get("vacation_days")
+        if days is not None:
+            services.set_vacation(user=user, until=timezone.now() + timedelta(days=days) if days else None)
+        resubscribe = request.POST.getlist("resubscribe")
+        if resubscribe:
+            preference.refresh_from_db()
+            preference.unsubscribed = [k for k in preference.unsubscribed if k not in resubscribe]
+            preference.save(update_fields=["unsubscribed"])
+        return redirect("notifications:preferences")
+    unsubscribed = [(k, Kind(k).label) for k in preference.unsubscribed if k in Kind.values]
+    return render(
+        request,
+        "notifications/preferences.html",
+        {"form": form, "preference": preference, "unsubscribed": unsubscribed, "saved": _("Saved.")},
+    )
+
+
+def outbox_view(request: HttpRequest) -> HttpResponse:
+    """Development only: the emails the file backend wrote, newest first."""
+    if not settings.DEBUG or settings.EMAIL_BACKEND != "django.core.mail.backends.filebased.EmailBackend":
+        raise Http404
+    folder = Path(settings.EMAIL_FILE_PATH)
+    messages = []
+    for path in sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime, reverse=True)[:50]:
+        for raw in path.read_text(errors="replace").split("-" * 79):
+            if not raw.strip():
+                continue
+            parsed = email.message_from_string(raw.strip())
+            body = ""
+            for part in parsed.walk():
+                if part.get_content_type() == "text/plain":
+                    payload = part.get_payload(decode=True)
+                    body = (
+                        payload.decode(part.get_content_charset() or "utf-8", "replace")
+                        if isinstance(payload, bytes)
+                        else str(payload)
+                    )
+                    break
+            messages.append(
+                {
+                    "to": parsed.get("To", ""),
+                    "subject": parsed.get("Subject", ""),
+                    "date": parsed.get("Date", ""),
+                    "body": body,
+                }
+            )
+    return render(request, "notifications/outbox.html", {"messages": messages})
