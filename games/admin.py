@@ -131,7 +131,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         game = get_object_or_404(Game, pk=pk)
         if not self.has_change_permission(request, game):
             return HttpResponse(status=403)
-        form = UndoForm(request.POST or None)
+        form = UndoForm(request.POST if request.method == "POST" else None)
         if request.method == "POST" and form.is_valid():
             try:
                 services.undo_last_placement(game=game, operator=request.user, reason=form.cleaned_data["reason"])  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -66,7 +67,7 @@ def games_of(user: User) -> QuerySet[Game]:
 def get_game(public_id: Any) -> Game:
     try:
         return Game.objects.get(public_id=public_id)
-    except (Game.DoesNotExist, ValueError, TypeError) as error:
+    except (Game.DoesNotExist, ValueError, TypeError, DjangoValidationError) as error:
         raise NotFound("There is no game with this id.", code="game_not_found") from error
 
 
@@ -145,6 +146,7 @@ def join_game(*, game: Game, user: User, seat_index: int | None = None) -> Seat:
             raise Forbidden("There is no seat for you in this game.", code="no_seat")
         seat.user, seat.joined = user, timezone.now()
         seat.save(update_fields=["user", "joined"])
+        game.save(update_fields=["updated"])  # the lobby's ETag changes with its seats
         return seat
 
 
@@ -396,3 +398,17 @@ def games_waiting_for_bots() -> QuerySet[Game]:
         seats__index=models.F("to_act_seat"),
         seats__bot__in=[kind for kind in Seat.Bot.values if kind],
     ).distinct()
+
+
+def decline_invitation(*, game: Game, user: User) -> Seat:
+    """``user`` turns down their invitation to a lobby game: the seat becomes open."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("This game has already started.", code="game_started")
+        seat = game.seats.filter(user__isnull=True, bot="", invited_email__iexact=user.email).order_by("index").first()
+        if seat is None:
+            raise Forbidden("You have no invitation to this game.", code="not_invited")
+        seat.invited_email = ""
+        seat.save(update_fields=["invited_email"])
+        return seat

@@ -1,12 +1,15 @@
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
+
+from games.api.problems import api_not_found
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),
     path("admin/", admin.site.urls),
     path("api/v1/", include("games.api.urls")),
+    re_path(r"^api/", api_not_found),
     path("accounts/", include("accounts.urls")),
     path("mail/", include("notifications.urls")),
     path("inbound/", include("anymail.urls")),

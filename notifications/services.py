@@ -260,39 +260,46 @@ def send_due_reminders(now: datetime | None = None, limit: int = 1000) -> int:
         .values_list("pk", "next_reminder_at")[:limit]
     )
     for pk, due_at in due:
-        with transaction.atomic():
-            game = Game.objects.get(pk=pk)
-            back = _vacation_until(game)
-            if back is not None:
-                Game.objects.filter(pk=pk, next_reminder_at=due_at).update(
-                    next_reminder_at=back,
-                    timeout_at=back + timedelta(hours=game.timeout_hours) if game.timeout_hours else None,
-                )
-                continue
-            claimed = Game.objects.filter(pk=pk, next_reminder_at=due_at).update(
-                next_reminder_at=now + timedelta(hours=game.reminder_every_hours),
-                reminders_sent=F("reminders_sent") + 1,
-            )
-            if not claimed or game.to_act_seat is None:
-                continue
-            seat = game.seats.select_related("user").get(index=game.to_act_seat)
-            assert seat.user is not None
-            level = game.reminders_sent + 1
-            enqueue(
-                kind=Kind.REMINDER,
-                key=f"{game.pk}:{seat.index}:{game.version}:{Kind.REMINDER}:{level}",
-                email=seat.user.email,
-                user=seat.user,
-                game=game,
-                seat=seat.index,
-                context={
-                    "seq": game.version,
-                    "level": level,
-                    "since": game.turn_since.isoformat() if game.turn_since else None,
-                },
-            )
+        if due_at is not None and remind(pk, due_at, now):
             sent += 1
     return sent
+
+
+def remind(pk: int, due_at: datetime, now: datetime) -> bool:
+    """Send the reminder of game ``pk`` that was due at ``due_at``, unless
+    another sweep has claimed it already."""
+    with transaction.atomic():
+        game = Game.objects.get(pk=pk)
+        back = _vacation_until(game)
+        if back is not None:
+            Game.objects.filter(pk=pk, next_reminder_at=due_at).update(
+                next_reminder_at=back,
+                timeout_at=back + timedelta(hours=game.timeout_hours) if game.timeout_hours else None,
+            )
+            return False
+        claimed = Game.objects.filter(pk=pk, next_reminder_at=due_at).update(
+            next_reminder_at=now + timedelta(hours=game.reminder_every_hours),
+            reminders_sent=F("reminders_sent") + 1,
+        )
+        if not claimed or game.to_act_seat is None:
+            return False
+        seat = game.seats.select_related("user").get(index=game.to_act_seat)
+        assert seat.user is not None
+        level = game.reminders_sent + 1
+        enqueue(
+            kind=Kind.REMINDER,
+            key=f"{game.pk}:{seat.index}:{game.version}:{Kind.REMINDER}:{level}",
+            email=seat.user.email,
+            user=seat.user,
+            game=game,
+            seat=seat.index,
+            context={
+                "seq": game.version,
+                "level": level,
+                "since": game.turn_since.isoformat() if game.turn_since else None,
+            },
+        )
+        return True
 
 
 def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> int:

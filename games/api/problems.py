@@ -62,6 +62,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         )
     if isinstance(exc, GameError):
         return problem_response(exc.status, exc.code, exc.message, **exc.extra)
+    if isinstance(exc, RecursionError):  # JSON nested too deeply for the parser
+        return problem_response(400, "malformed_request", "The JSON body is nested too deeply.")
     if isinstance(exc, RequestDataTooBig):
         return problem_response(413, "body_too_large", "The request body is too large.")
     if isinstance(exc, Http404):

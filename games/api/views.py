@@ -115,7 +115,9 @@ class GameDetailView(APIView):
         game = services.get_game(game_id)
         etag = _etag(game)
         if request.headers.get("If-None-Match") == etag:
-            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+            return Response(
+                status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag, "Vary": "Authorization, Cookie"}
+            )
         response = Response(game_body(game, request), headers={"ETag": etag})
         response["Vary"] = "Authorization, Cookie"
         return response
@@ -165,12 +167,17 @@ def parse_action(raw: Any) -> Action:
     return engine.action_from_json(raw)
 
 
+def _is_small_number(value: str) -> bool:
+    """ASCII digits only (``isdigit`` also accepts "²" and "١"), and short."""
+    return value.isascii() and value.isdigit() and len(value) <= 12
+
+
 def _expected_version(request: Request, body: dict[str, Any]) -> tuple[int, bool]:
     """The version the action was made against, and whether If-Match said so."""
     header = request.headers.get("If-Match")
     if header:
         value = header.strip().removeprefix("W/").strip('"')
-        if not value.isdigit():
+        if not _is_small_number(value):
             raise GameError(
                 'If-Match must be the game\'s version in quotes, e.g. "12".', code="bad_if_match", status=400
             )
@@ -246,7 +253,7 @@ class EventsView(APIView):
     def get(self, request: Request, game_id: str) -> Response:
         game = services.get_game(game_id)
         after_raw = request.query_params.get("after", "0")
-        if not after_raw.isdigit():
+        if not _is_small_number(after_raw):
             raise GameError("'after' must be a whole number.", code="bad_after", status=400)
         after = int(after_raw)
         seat = services.seat_of(game, request_user(request))
