@@ -411,4 +411,5 @@ def decline_invitation(*, game: Game, user: User) -> Seat:
             raise Forbidden("You have no invitation to this game.", code="not_invited")
         seat.invited_email = ""
         seat.save(update_fields=["invited_email"])
+        game.save(update_fields=["updated"])  # the lobby's ETag changes with its seats
         return seat

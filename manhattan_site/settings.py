@@ -148,8 +148,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
+# One beat runs these; each is a sweep over due rows, never a long ETA task.
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": env_int("BOT_SWEEP_SECONDS", 60)},
+    "sweep-outbox": {"task": "notifications.tasks.sweep_outbox", "schedule": env_int("OUTBOX_SWEEP_SECONDS", 60)},
+    "sweep-reminders": {
+        "task": "notifications.tasks.sweep_reminders",
+        "schedule": env_int("REMINDER_SWEEP_SECONDS", 300),
+    },
+    "send-digests": {"task": "notifications.tasks.send_digests", "schedule": env_int("DIGEST_SWEEP_SECONDS", 3600)},
 }
 
 # --- Email ----------------------------------------------------------------------

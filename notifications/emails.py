@@ -33,7 +33,8 @@ def text_board(view: dict[str, Any]) -> str:
             cells = []
             for city in range(top, top + 3):
                 lots = view["board"][city][row * 3 : row * 3 + 3]
-                cells.append(" ".join(f"{b['height']}{TEXT_SYMBOL[b['owner']]}" if b else " ." for b in lots))
+                # Each lot is 3 wide ("  .", " 4R", "12B") so that tall buildings keep the columns aligned.
+                cells.append(" ".join(f"{b['height']}{TEXT_SYMBOL[b['owner']]}".rjust(3) if b else "  ." for b in lots))
             lines.append("   ".join(f"{cell:<11}" for cell in cells).rstrip())
         lines.append("")
     return "\n".join(lines).rstrip()

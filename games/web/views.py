@@ -1,22 +1,411 @@
-"""Play pages: my games, and a game's page. (Being built: see issue 4.)"""
+"""Play pages: my games, a game's page, and the POST actions behind its buttons.
+
+Everything works without JavaScript: plain forms, POST with CSRF, and a
+redirect after every successful POST (Post/Redirect/Get). A refused move is
+shown on the page with the form as it was sent. Opening a page (GET) never
+changes a game: it only reads the game's log.
+
+Players see their own seat's view; everyone else sees the public (spectator)
+view, never a hand. The history slider (``?at=N``) shows the public state
+after event N.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
 
 from accounts.auth_helpers import request_user
-from games import services
+from accounts.models import User
+from games import engine, services
+from games.board_svg import board_svg
+from games.engine import COLOUR_NAMES, GameOptions, PlayerView, Resign, RuleError
+from games.errors import GameError, NotFound, StaleVersion
+from games.models import Game, Seat
+
+from . import present
+from .forms import MoveForm, ResignForm
+
+RECENT_EVENTS = 12
+
+# Service refusals people meet on these pages, in words that can be translated
+# (the services' own messages are English).
+_ERROR_TEXTS: dict[str, Promise] = {
+    "game_started": gettext_lazy("This game has already started."),
+    "already_seated": gettext_lazy("You already have a seat in this game."),
+    "no_seat": gettext_lazy("There is no seat for you in this game."),
+    "not_creator": gettext_lazy("Only the game's creator can start it."),
+    "seats_open": gettext_lazy("Every seat must be taken before the game starts."),
+    "not_invited": gettext_lazy("You have no invitation to this game."),
+    "not_a_player": gettext_lazy("You have no seat in this game."),
+    "game_lobby": gettext_lazy("This game has not started yet."),
+    "game_finished": gettext_lazy("This game is over."),
+    "game_abandoned": gettext_lazy("This game was abandoned."),
+    "player_resigned": gettext_lazy("You have resigned from this game."),
+    "undo_forbidden": gettext_lazy("Only an operator can undo a placement."),
+}
+
+
+def _error_text(error: GameError) -> str:
+    known = _ERROR_TEXTS.get(error.code)
+    return str(known) if known is not None else error.message
+
+
+@dataclass
+class Refusal:
+    """Why a move was refused, for the page."""
+
+    message: str
+    rule: str = ""
+    pointer: str = ""
+
+
+def _game_or_404(game_id: str) -> Game:
+    try:
+        return services.get_game(game_id)
+    except NotFound as error:
+        raise Http404(_("There is no game with this id.")) from error
+
+
+def _detail_url(game: Game) -> str:
+    return reverse("games:detail", args=[game.public_id])
+
+
+def _respond(result: services.ActionResult) -> tuple[int, dict[str, Any]]:
+    return 200, {"version": result.game.version}
+
+
+def _parse_at(raw: str | None, version: int) -> int | None:
+    """The history position asked for, clamped to the log; None for "now"."""
+    if not raw or not raw.isdigit() or len(raw) > 9 or version < 1:
+        return None
+    return min(max(int(raw), 1), version)
+
+
+def _pieces_per_round(game: Game) -> int | None:
+    try:
+        return GameOptions.from_json(game.options).pieces_per_round
+    except (RuleError, TypeError, ValueError):
+        return None
+
+
+# --- my games ------------------------------------------------------------------------
 
 
 @login_required
+@require_GET
 def game_list(request: HttpRequest) -> HttpResponse:
-    games = services.games_of(request_user(request)).prefetch_related("seats__user")
-    return render(request, "games/list.html", {"games": games})
+    user = request_user(request)
+    games = services.games_of(user).prefetch_related("seats__user")
+    waiting, others = present.sort_rows([present.game_row(game, user) for game in games])
+    return render(request, "games/list.html", {"waiting": waiting, "others": others})
+
+
+# --- a game's page ---------------------------------------------------------------------
 
 
 @login_required
+@require_GET
 def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
-    game = services.get_game(game_id)
-    return render(request, "games/detail.html", {"game": game})
+    game = _game_or_404(game_id)
+    return _render_game(request, game, at=_parse_at(request.GET.get("at"), game.version))
+
+
+def _render_game(
+    request: HttpRequest,
+    game: Game,
+    *,
+    at: int | None = None,
+    move_form: MoveForm | None = None,
+    refusal: Refusal | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    user = request_user(request)
+    seats = list(game.seats.select_related("user").order_by("index"))
+    my_seat = next((s for s in seats if s.user_id == user.pk), None)
+    names = present.seat_names(seats, user)
+    context: dict[str, Any] = {
+        "game": game,
+        "game_url": _detail_url(game),
+        "status_label": present.STATUS_LABELS.get(game.status, game.status),
+        "rounds": present.rounds_of(game),
+        "my_seat": my_seat,
+        "refusal": refusal,
+        "move_form": move_form,
+        "started": False,
+    }
+    if game.status == Game.Status.LOBBY:
+        context.update(_lobby_context(game, seats, my_seat, user))
+    payloads = services.event_payloads(game, upto=at) if game.version else []
+    if payloads:
+        context.update(_play_context(game, payloads, my_seat, names, at=at, move_form=move_form))
+    return render(request, "games/detail.html", context, status=status)
+
+
+def _lobby_context(game: Game, seats: list[Seat], my_seat: Seat | None, user: User) -> dict[str, Any]:
+    is_creator = game.creator_id == user.pk
+    email = user.email.lower()
+    invited = my_seat is None and any(
+        s.user_id is None and not s.bot and s.invited_email.lower() == email for s in seats
+    )
+    open_seat = any(s.user_id is None and not s.bot and not s.invited_email for s in seats)
+    rows = []
+    for seat in seats:
+        if seat.user is not None:
+            state = _("joined")
+        elif seat.bot:
+            state = _("bot")
+        elif seat.invited_email:
+            state = _("invited, not answered yet")
+        else:
+            state = _("open: anyone with the link can join")
+        rows.append(
+            {
+                "index": seat.index + 1,
+                "name": present.seat_name(seat),
+                # Only the creator sees whom they invited.
+                "email": seat.invited_email if is_creator and seat.user is None else "",
+                "state": state,
+                "me": my_seat is not None and seat.pk == my_seat.pk,
+            }
+        )
+    return {
+        "lobby_seats": rows,
+        "can_join": my_seat is None and (invited or open_seat),
+        "can_decline": invited,
+        "can_start": is_creator and all(s.is_filled for s in seats),
+        "is_creator": is_creator,
+    }
+
+
+def _play_context(
+    game: Game,
+    payloads: list[engine.Event],
+    my_seat: Seat | None,
+    names: dict[int, str],
+    *,
+    at: int | None,
+    move_form: MoveForm | None,
+) -> dict[str, Any]:
+    state = engine.fold(payloads)
+    version = max(game.version, state.seq)
+    history = at is not None and at < version
+    seat_index = my_seat.index if my_seat is not None and not history else None
+    view = engine.player_view(state, seat_index) if seat_index is not None else engine.spectator_view(state)
+    legal = engine.legal_actions(view) if seat_index is not None and game.status == Game.Status.ACTIVE else None
+    my_turn = legal is not None and legal.my_turn
+
+    legal_cities: dict[int, set[int]] = {}
+    highlight: set[tuple[int, int]] = set()
+    if legal is not None and my_turn:
+        for p in legal.placements:
+            highlight.add((p.city, p.lot))
+            legal_cities.setdefault(p.card + 1, set()).add(p.city + 1)
+    hand = present.hand_cards(view, {card: sorted(cities) for card, cities in legal_cities.items()})
+    data = move_form.data if move_form is not None else {}
+
+    context: dict[str, Any] = {
+        "started": True,
+        "view": view,
+        "version": view.version,
+        "history": history,
+        "at": at if history else None,
+        "slider_value": at if history else version,
+        "total_version": version,
+        "prev_at": (at if history and at is not None else version) - 1,
+        "next_at": (at + 1) if history and at is not None else None,
+        "board": board_svg(view, highlight=highlight),
+        "highlighted": len(highlight),
+        "players": present.player_rows(view, names),
+        "supplies": present.supply_rows(view, names),
+        "round_scores": present.round_score_rows(view),
+        "tallest": present.tallest(view),
+        "cities": present.city_majorities(view),
+        "phase_label": present.PHASE_LABELS.get(view.phase, view.phase),
+        "to_act_name": names.get(view.to_act, "") if view.to_act is not None else "",
+        "selecting_colour": present.colour_label(view.selecting_colour) if view.selecting_colour is not None else "",
+        "winners": [names.get(p, "") for p in view.winners],
+        "my_turn": my_turn,
+        "hand": hand,
+        "rotated": seat_index is not None and view.sides[seat_index] != 0,
+        "my_side": present.SIDE_LABELS[engine.SIDE_NAMES[view.sides[seat_index]]] if seat_index is not None else "",
+        "can_resign": seat_index is not None
+        and game.status == Game.Status.ACTIVE
+        and not view.resigned[seat_index]
+        and view.phase in (engine.SELECTION, engine.PLACEMENT),
+        "notation": data.get("notation", ""),
+        "log": present.log_lines(
+            engine.redact_events(payloads[-RECENT_EVENTS:], seat_index),
+            len(payloads) - len(payloads[-RECENT_EVENTS:]) + 1,
+            names,
+            seat_index,
+        ),
+    }
+    if legal is not None and legal.selection is not None:
+        context["select"] = _select_context(legal.selection, data)
+    elif legal is not None and legal.placements:
+        context["place"] = _place_context(view, hand, data)
+    return context
+
+
+def _select_context(choice: Any, data: Any) -> dict[str, Any]:
+    return {
+        "colour": COLOUR_NAMES[choice.colour],
+        "colour_label": present.colour_label(choice.colour),
+        "count": choice.count,
+        "sizes": [
+            {"size": s, "reserve": choice.reserve[s - 1], "value": data.get(f"size_{s}", "0") or "0"}
+            for s in (1, 2, 3, 4)
+        ],
+    }
+
+
+def _place_context(view: PlayerView, hand: list[present.HandCard], data: Any) -> dict[str, Any]:
+    assert view.seat is not None
+    my_colours = view.colours[view.seat]
+    chosen_card = str(data.get("card", ""))
+    card_checked = next((c.index for c in hand if str(c.card) == chosen_card), None)
+    sizes = []
+    for s in (1, 2, 3, 4):
+        left = sum(view.selection[c][s - 1] for c in my_colours)
+        if left:
+            sizes.append({"size": s, "left": left, "checked": str(data.get("size", "")) == str(s)})
+    colours = []
+    if len(my_colours) > 1:
+        for c in my_colours:
+            pieces = [s for s in (1, 2, 3, 4) for _n in range(view.selection[c][s - 1])]
+            if pieces:
+                colours.append(
+                    {
+                        "name": COLOUR_NAMES[c],
+                        "label": present.colour_label(c),
+                        "pieces": ", ".join(map(str, pieces)),
+                        "checked": data.get("colour", "") == COLOUR_NAMES[c],
+                    }
+                )
+    return {
+        "card_checked": card_checked,
+        "sizes": sizes,
+        "colours": colours,
+        "cities": [{"city": c, "checked": str(data.get("city", "")) == str(c)} for c in range(1, 7)],
+    }
+
+
+# --- actions (POST) ---------------------------------------------------------------------------
+
+
+def _stale(request: HttpRequest, game: Game) -> HttpResponse:
+    messages.warning(request, _("The game moved on; here is the new position."))
+    return HttpResponseRedirect(_detail_url(game))
+
+
+@login_required
+@require_POST
+def play(request: HttpRequest, game_id: str) -> HttpResponse:
+    """Select pieces or place one: from the controls or from notation."""
+    game = _game_or_404(game_id)
+    user = request_user(request)
+    form = MoveForm(request.POST, count=_pieces_per_round(game))
+    if not form.is_valid() or form.action is None:
+        version = form.cleaned_data.get("version") if hasattr(form, "cleaned_data") else None
+        if version is not None and version != game.version:
+            return _stale(request, game)
+        refusal = Refusal(message=_("Please check the move."), pointer=form.pointer)
+        return _render_game(request, game, move_form=form, refusal=refusal, status=400)
+    action = form.action
+    try:
+        services.submit_action(
+            game_id=game.public_id,
+            user=user,
+            action=action,
+            expected_version=form.cleaned_data["version"],
+            respond=_respond,
+        )
+    except StaleVersion:
+        return _stale(request, game)
+    except GameError as error:
+        game.refresh_from_db()
+        rule = str(error.extra.get("rule") or "")
+        return _render_game(
+            request,
+            game,
+            move_form=form,
+            refusal=Refusal(message=_error_text(error), rule=rule),
+            status=error.status,
+        )
+    messages.success(request, _("Your move was recorded: %(move)s") % {"move": engine.format_action(action)})
+    return HttpResponseRedirect(_detail_url(game))
+
+
+@login_required
+@require_POST
+def resign(request: HttpRequest, game_id: str) -> HttpResponse:
+    game = _game_or_404(game_id)
+    form = ResignForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Tick the box to confirm that you want to resign."))
+        return HttpResponseRedirect(_detail_url(game))
+    try:
+        services.submit_action(
+            game_id=game.public_id,
+            user=request_user(request),
+            action=Resign(),
+            expected_version=form.cleaned_data["version"],
+            respond=_respond,
+        )
+    except StaleVersion:
+        return _stale(request, game)
+    except GameError as error:
+        messages.error(request, _error_text(error))
+        return HttpResponseRedirect(_detail_url(game))
+    messages.success(request, _("You resigned from this game."))
+    return HttpResponseRedirect(_detail_url(game))
+
+
+@login_required
+@require_POST
+def join(request: HttpRequest, game_id: str) -> HttpResponse:
+    game = _game_or_404(game_id)
+    try:
+        seat = services.join_game(game=game, user=request_user(request))
+    except GameError as error:
+        messages.error(request, _error_text(error))
+    else:
+        messages.success(request, _("You joined the game in seat %(seat)s.") % {"seat": seat.index + 1})
+    return HttpResponseRedirect(_detail_url(game))
+
+
+@login_required
+@require_POST
+def decline(request: HttpRequest, game_id: str) -> HttpResponse:
+    game = _game_or_404(game_id)
+    try:
+        services.decline_invitation(game=game, user=request_user(request))
+    except GameError as error:
+        messages.error(request, _error_text(error))
+        return HttpResponseRedirect(_detail_url(game))
+    messages.success(request, _("You declined the invitation. The seat is open for someone else."))
+    return HttpResponseRedirect(reverse("games:list"))
+
+
+@login_required
+@require_POST
+def start(request: HttpRequest, game_id: str) -> HttpResponse:
+    game = _game_or_404(game_id)
+    try:
+        services.start_game(game=game, user=request_user(request))
+    except GameError as error:
+        messages.error(request, _error_text(error))
+    else:
+        messages.success(request, _("The game has started. The cards are dealt."))
+    return HttpResponseRedirect(_detail_url(game))
