@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 from django.urls import reverse
+from django.utils.http import urlencode
 
 from .models import User
 
@@ -114,7 +115,7 @@ def absolute(path: str) -> str:
 def login_url(user: User, next_path: str = "") -> str:
     token = make_token(LOGIN, email=user.email, user=user)
     url = absolute(reverse("accounts:link", args=[LOGIN, token]))
-    return f"{url}?next={next_path}" if next_path else url
+    return f"{url}?{urlencode({'next': next_path})}" if next_path else url
 
 
 def game_url(user: User, game: str) -> str:

@@ -145,9 +145,13 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
         headers["List-Unsubscribe"] = f"<{context['unsubscribe_link']}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     reply_to = None
-    if notification.kind in (Kind.YOUR_TURN, Kind.REMINDER, Kind.GAME_STARTED, Kind.MOVE_REFUSED) and context.get(
-        "my_turn"
-    ):
+    if notification.kind in (
+        Kind.YOUR_TURN,
+        Kind.REMINDER,
+        Kind.GAME_STARTED,
+        Kind.MOVE_REFUSED,
+        Kind.TIMEOUT,
+    ) and context.get("my_turn"):
         reply_to = [reply_address(notification)]
     message = EmailMultiAlternatives(
         subject=subject,

@@ -24,7 +24,7 @@ from django.conf import settings
 logger = logging.getLogger(__name__)
 TOKEN = re.compile(r"\+(\d+)x([0-9a-f]{20})@", re.IGNORECASE)
 SUBJECT_TOKEN = re.compile(r"\[#(\d+)x([0-9a-f]{20})\]", re.IGNORECASE)
-REPLYABLE = ("your_turn", "reminder", "game_started", "move_refused")
+REPLYABLE = ("your_turn", "reminder", "game_started", "move_refused", "timeout")
 
 
 def _signature(notification_id: int) -> str:
@@ -126,7 +126,8 @@ def handle_inbound(message: Message) -> ReplyOutcome:
             expected_version=game.version,
             respond=lambda result: (200, {"version": result.game.version}),
             idempotency_key=f"email:{message_id}" if message_id else None,
-            fingerprint=text,
+            # The fingerprint column holds 64 characters: store a hash, as the API does.
+            fingerprint=hashlib.sha256(text.encode()).hexdigest(),
         )
     except (engine.NotationError, engine.RuleError, GameError) as error:
         reason = getattr(error, "message", str(error))

@@ -43,7 +43,9 @@ def test_first_reminder_after_24_hours_then_every_48_with_escalation(started_gam
 
 def test_overlapping_sweeps_remind_once(started_game):
     game = Game.objects.get(pk=started_game.pk)
-    due, now = game.next_reminder_at, game.next_reminder_at + HOUR
+    due = game.next_reminder_at
+    assert due is not None
+    now = due + HOUR
     # Two sweeps both read the game as due at ``due``; only the first claims it.
     assert services.remind(game.pk, due, now) is True
     assert services.remind(game.pk, due, now) is False

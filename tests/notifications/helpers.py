@@ -1,0 +1,83 @@
+"""Helpers for the email tests: play a game forward through the services,
+and read the two parts of a built email."""
+
+from __future__ import annotations
+
+import html
+import random
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.core.mail import EmailMultiAlternatives
+
+from games import engine, services
+from games.engine.bots import greedy_bot
+from games.models import Game
+from notifications.models import Notification
+
+HEX = {"red": "#d64541", "blue": "#3a6fd8", "green": "#2e9e5b", "yellow": "#e6b422"}
+
+
+def act(game: Game, action: engine.Action | str) -> None:
+    """The seat to act plays ``action`` (an action or its notation) through the services."""
+    game.refresh_from_db()
+    if isinstance(action, str):
+        action = engine.parse_action(action)
+    assert game.to_act_seat is not None
+    seat = game.seats.select_related("user").get(index=game.to_act_seat)
+    assert seat.user is not None, "a bot's turn: use services.play_bot_turns"
+    services.submit_action(
+        game_id=game.public_id,
+        user=seat.user,
+        action=action,
+        expected_version=game.version,
+        respond=lambda result: (200, {}),
+    )
+    game.refresh_from_db()
+
+
+def greedy_move(game: Game) -> engine.Action:
+    """The greedy bot's choice for the seat to act (deterministic per version)."""
+    game.refresh_from_db()
+    state = services.load_state(game)
+    assert state is not None
+    assert state.to_act is not None
+    return greedy_bot(engine.player_view(state, state.to_act), random.Random(game.version))
+
+
+def play_until(game: Game, done: Callable[[Game], bool], limit: int = 400) -> None:
+    """Human seats play greedy moves (bots are run after each) until ``done(game)``."""
+    for _ in range(limit):
+        game.refresh_from_db()
+        if done(game):
+            return
+        assert game.status == Game.Status.ACTIVE, "the game ended before the condition was met"
+        act(game, greedy_move(game))
+        services.play_bot_turns(game_id=game.public_id)
+    raise AssertionError("the condition was never met")
+
+
+def placement_turn_of(game: Game, seat: int) -> None:
+    """Play on until ``seat`` is to place a piece."""
+    play_until(game, lambda g: g.phase == engine.PLACEMENT and g.to_act_seat == seat)
+
+
+def parts(message: EmailMultiAlternatives) -> tuple[str, str]:
+    """The text body and the HTML alternative of ``message``."""
+    htmls = [content for content, mimetype in message.alternatives if mimetype == "text/html"]
+    assert len(htmls) == 1, message.alternatives
+    return str(message.body), str(htmls[0])
+
+
+def visible_text(markup: str) -> str:
+    """What a reader of the HTML part sees, as one line of words."""
+    markup = re.sub(r"<div style=\"display:none[^>]*>.*?</div>", " ", markup, flags=re.S)  # the preheader
+    text = html.unescape(re.sub(r"<[^>]+>", " ", markup))
+    return " ".join(text.split())
+
+
+def latest(kind: str, **filters: Any) -> Notification:
+    notification = Notification.objects.filter(kind=kind, **filters).order_by("-pk").first()
+    assert notification is not None, f"no {kind} notification with {filters}"
+    return notification

@@ -1,0 +1,624 @@
+"""Every kind of email, built from a notification written by the services as
+the game is really played: subject, text and HTML parts, headers, delivery
+and the recipient's preferences."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core import mail
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts import links
+from games import engine, services
+from games.models import Game
+from notifications import emails
+from notifications import services as notifications
+from notifications.models import UNSUBSCRIBABLE, Kind, Notification, Preference
+from notifications.replies import _signature, handle_inbound, reply_address
+from tests.notifications.helpers import (
+    HEX,
+    latest,
+    parts,
+    placement_turn_of,
+    play_until,
+    visible_text,
+)
+
+pytestmark = pytest.mark.django_db
+
+LINK = re.compile(r"http://[^\s\"<>]+/accounts/link/(login|game|invite)/([^/\s\"<>]+)/[^\s\"<>]*")
+REPLYABLE_KINDS = (Kind.YOUR_TURN, Kind.REMINDER, Kind.GAME_STARTED, Kind.MOVE_REFUSED)
+
+
+# --- building a realistic notification of each kind ---------------------------------
+
+
+def reply_to(notification: Notification, first_line: str, message_id: str = "<reply-1@example.com>") -> EmailMessage:
+    message = EmailMessage()
+    message["From"] = notification.email
+    message["To"] = reply_address(notification)
+    message["Subject"] = "Re: your turn"
+    message["Message-ID"] = message_id
+    message.set_content(f"{first_line}\n\n> It is your turn in your game of Manhattan.\n")
+    return message
+
+
+def finish(game: Game) -> None:
+    play_until(game, lambda g: g.status == Game.Status.FINISHED, limit=1000)
+
+
+def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
+    """A notification of ``kind`` as the services write it in a real game."""
+    if kind == Kind.LOGIN:
+        notifications.send_login_link(alice.email, next_path="/games/")
+        return latest(Kind.LOGIN)
+    if kind == Kind.INVITATION:
+        return latest(Kind.INVITATION, email=bob.email)
+    if kind == Kind.GAME_STARTED:
+        return latest(Kind.GAME_STARTED, seat=0)
+    if kind == Kind.YOUR_TURN:
+        placement_turn_of(game, 0)
+        return latest(Kind.YOUR_TURN, seat=0)
+    if kind == Kind.ROUND_SCORED:
+        play_until(game, lambda g: Notification.objects.filter(kind=Kind.ROUND_SCORED).exists())
+        return latest(Kind.ROUND_SCORED, seat=0)
+    if kind == Kind.GAME_OVER:
+        finish(game)
+        return latest(Kind.GAME_OVER, seat=0)
+    if kind == Kind.REMINDER:
+        placement_turn_of(game, 0)
+        notifications.send_due_reminders(timezone.now() + timedelta(days=2))
+        return latest(Kind.REMINDER, seat=0)
+    if kind == Kind.TIMEOUT:
+        placement_turn_of(game, 0)
+        assert notifications.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
+        return latest(Kind.TIMEOUT, seat=0)
+    if kind == Kind.MOVE_REFUSED:
+        placement_turn_of(game, 0)
+        outcome = handle_inbound(reply_to(latest(Kind.YOUR_TURN, seat=0), "card 5 town 9 size 2"))
+        assert not outcome.accepted
+        return latest(Kind.MOVE_REFUSED, seat=0)
+    if kind == Kind.DIGEST:
+        preference = notifications.preference_for(alice)
+        preference.frequency = Preference.Frequency.DAILY_DIGEST
+        preference.save()
+        placement_turn_of(game, 0)
+        assert notifications.send_digests() == 1
+        return latest(Kind.DIGEST)
+    raise AssertionError(kind)
+
+
+@pytest.fixture
+def notification_of(started_game, alice, bob):
+    return lambda kind: make(kind, started_game, alice, bob)
+
+
+# --- what every email must satisfy -------------------------------------------------
+
+
+def assert_mail_safe_html(markup: str) -> None:
+    """Tables and inline styles only: nothing a mail client blocks or strips."""
+    lower = markup.lower()
+    assert lower.startswith("<!doctype html>")
+    for banned in ("<img", "<style", "<link", "<script", "<svg", "src=", "url(", "@import", "class="):
+        assert banned not in lower, banned
+    for attribute in re.finditer(r"([\w-]+)=[\"']https?://", markup):
+        assert attribute.group(1) == "href", "only links may point outside the email"
+    assert "<table" in lower
+    assert 'style="' in lower
+    assert lower.count("<table") == lower.count("</table>")
+    assert lower.count("<tr") == lower.count("</tr>")
+
+
+def assert_rendered(text: str) -> None:
+    for leftover in ("{{", "}}", "{%", "%}", "&lt;", "&amp;", "&#x27;"):
+        assert leftover not in text, leftover
+
+
+def the_link(text: str, markup: str, purpose: str) -> links.LinkData:
+    """The signed link: the same URL in the text and as a link in the HTML, and valid."""
+    found = [m for m in LINK.finditer(text) if m.group(1) == purpose]
+    assert found, f"no {purpose} link in the text part"
+    url = found[0].group(0)
+    assert f'href="{url}"' in markup, "the HTML part links to the same URL"
+    return links.read_token(purpose, found[0].group(2))
+
+
+def seat_view(notification: Notification) -> dict[str, Any]:
+    assert notification.game is not None
+    state = services.load_state(notification.game, upto=notification.context.get("seq"))
+    assert state is not None
+    return engine.player_view(state, notification.seat).to_json()
+
+
+def mini_card(markup: str, card: int) -> list[str]:
+    """The nine squares (background colours) of the small picture of ``card``."""
+    start = markup.index(f'title="Card {card}"')
+    table = markup[start : markup.index("</table>", start)]
+    squares = re.findall(r'<td width="11" height="11" bgcolor="(#[0-9a-f]{6})"', table)
+    assert len(squares) == 9
+    return squares
+
+
+def assert_game_sections(notification: Notification, text: str, markup: str) -> None:
+    """Hand, round supply and reserve, scores, what to do, board: in both parts."""
+    view = seat_view(notification)
+    seen = visible_text(markup)
+    me = notification.seat
+    mine = next(p for p in view["players"] if p["seat"] == me)
+    finished = view["phase"] == engine.FINISHED
+
+    if not finished:
+        # The hand: numbers in the text; small 3×3 cards with the position marked in the HTML.
+        hand = view["hand"]
+        assert f"Your hand: {', '.join(map(str, hand))}" in text
+        assert "Your hand" in seen
+        for card in hand:
+            squares = mini_card(markup, card)
+            assert squares[card - 1] == "#222222"
+            assert squares.count("#222222") == 1
+        # This round's pieces and the reserve, per colour the player plays.
+        for colour in mine["colours"]:
+            pieces = view["colours"][colour]
+            selected = [str(pieces["selection"][s]) for s in "1234"]
+            reserve = [str(pieces["reserve"][s]) for s in "1234"]
+            assert f"- {colour}: this round {', '.join(selected)}; reserve {', '.join(reserve)}" in text
+            assert f"{colour} this round {' '.join(selected)} reserve {' '.join(reserve)}" in seen
+
+    # The scores, the recipient's marked as "you".
+    for player in view["players"]:
+        colours = ", ".join(player["colours"])
+        who = "you" if player["seat"] == me else ""
+        assert re.search(rf"- {who}[^\n]*\({colours}\): {player['score']}\n", text), player
+        assert re.search(rf"{who}\S* \({colours}\) {player['score']}", seen), player
+
+    # What they can do.
+    assert notification.game is not None
+    state = services.load_state(notification.game, upto=notification.context.get("seq"))
+    assert state is not None
+    legal = engine.legal_actions(engine.player_view(state, me))
+    if legal.selection is not None:
+        colour = engine.COLOUR_NAMES[legal.selection.colour]
+        sentence = f"Your move: choose {legal.selection.count} pieces of {colour} for this round from your reserve."
+        assert sentence in text
+        assert sentence in seen
+    elif legal.placements:
+        assert "You can play:" in text
+        assert "You can play:" in seen
+        by_card: dict[int, set[tuple[int, int]]] = {}
+        for p in legal.placements:
+            by_card.setdefault(p.card + 1, set()).add((p.city + 1, p.lot + 1))
+        lines = {int(m.group(1)): m.group(2) for m in re.finditer(r"^- Card (\d):(.*)$", text, re.M)}
+        assert set(lines) == set(by_card)
+        for card, places in by_card.items():
+            for city, lot in places:
+                assert f"city {city} (lot {lot})" in lines[card]
+                assert f"city {city} (lot {lot})" in seen
+            assert f"Card {card}:" in seen
+    elif finished:
+        assert "The game is over." in text
+        assert "The game is over." in seen
+    elif view["to_act"] is not None:
+        assert "Nothing to do for now: waiting for" in text
+        assert "Nothing to do for now: waiting for" in seen
+
+    # The board: as text in the text part, as coloured tables in the HTML.
+    assert emails.text_board(view) in text
+    assert len(re.findall(r'<td width="34" height="34"', markup)) == 54
+    for city in range(6):
+        assert f"City {city + 1}" in seen
+        for lot, building in enumerate(view["board"][city]):
+            if building is None:
+                continue
+            cell = re.search(
+                rf'<td width="34" height="34" align="center" valign="middle" bgcolor="(#[0-9a-f]{{6}})" '
+                rf'title="City {city + 1}, lot {lot + 1}: {building["height"]} storeys"',
+                markup,
+            )
+            assert cell is not None, (city, lot)
+            assert cell.group(1) == HEX[building["owner"]], (city, lot)
+
+
+def assert_headers(notification: Notification, message: Any) -> None:
+    raw = message.message()
+    assert raw["Message-ID"] == notification.message_id
+    assert emails.build_message(notification).message()["Message-ID"] == notification.message_id, "stable"
+    assert raw["Auto-Submitted"] == "auto-generated"
+    if notification.kind in UNSUBSCRIBABLE and notification.user is not None:
+        header = re.fullmatch(r"<(http://\S+/mail/unsubscribe/([^/]+)/)>", "".join(raw["List-Unsubscribe"].split()))
+        assert header is not None
+        data = links.read_token(links.UNSUBSCRIBE, header.group(2))
+        assert (data.kind, data.user_id) == (notification.kind, notification.user.pk)
+        assert raw["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    else:
+        assert raw["List-Unsubscribe"] is None
+        assert raw["List-Unsubscribe-Post"] is None
+
+
+# --- every kind --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", Kind.values)
+def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notification_of):
+    notification = notification_of(kind)
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+
+    assert message.subject.strip()
+    assert "\n" not in message.subject
+    assert len(message.subject) < 120
+    assert message.to == [notification.email]
+    assert message.from_email == settings.DEFAULT_FROM_EMAIL
+    assert_rendered(text)
+    assert_rendered(visible_text(markup))
+    assert_mail_safe_html(markup)
+    assert_headers(notification, message)
+
+    if kind == Kind.DIGEST:
+        games_link = settings.SITE_URL + reverse("games:list")
+        assert games_link in text
+        assert f'href="{games_link}"' in markup
+    else:
+        purpose = {Kind.LOGIN: links.LOGIN, Kind.INVITATION: links.INVITE}.get(kind, links.GAME)
+        data = the_link(text, markup, purpose)
+        assert data.email == notification.email
+        if notification.game is not None:
+            assert data.game == str(notification.game.public_id)
+        # The link is a clear button in the HTML.
+        assert re.search(r'<td align="center" bgcolor="#1f6f50"[^>]*>\s*<a href="http', markup)
+
+    if kind in (Kind.LOGIN, Kind.INVITATION, Kind.DIGEST):
+        assert "Your hand" not in text
+    else:
+        assert_game_sections(notification, text, markup)
+        assert "The board, seen from the south side" in text
+
+    if "unsubscribe_link" in emails.email_context(notification):
+        assert "To stop receiving this kind of email" in text
+        assert "Stop receiving this kind of email" in markup
+
+
+# --- each kind's own content ---------------------------------------------------------------
+
+
+def test_game_started_asks_the_start_player_to_select_and_explains_replies(started_game, alice):
+    notification = latest(Kind.GAME_STARTED, seat=0)
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+    seen = visible_text(markup)
+
+    short = str(started_game.public_id)[:8]
+    assert message.subject == f"Manhattan {short}: the game has started, and it is your turn"
+    for part in (text, seen):
+        assert "Your game of Manhattan has started: 2 players, 6 rounds." in part
+        assert "Your colours: red, green" in part
+        assert "Your move: choose 4 pieces of red for this round from your reserve." in part
+        assert "Write your move on the first line of your reply" in part
+        assert "select 1 1 2 3" in part
+    assert message.reply_to == [reply_address(notification)]
+
+
+def test_game_started_tells_the_other_player_who_is_to_move(started_game, bob):
+    notification = latest(Kind.GAME_STARTED, seat=1)
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+
+    assert message.subject.endswith(": the game has started")
+    assert "Nothing to do for now: waiting for alice to move." in text
+    assert "Nothing to do for now: waiting for alice to move." in visible_text(markup)
+    assert "first line of your reply" not in text + markup, "no reply hint when it is not their turn"
+    assert message.reply_to == []
+    assert "you (blue, yellow): 0" in text
+
+
+def test_your_turn_has_a_signed_reply_to_and_a_legal_example_move(started_game):
+    placement_turn_of(started_game, 0)
+    notification = latest(Kind.YOUR_TURN, seat=0)
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+
+    address = message.reply_to[0]
+    assert address == f"play+{notification.pk}x{_signature(notification.pk)}@localhost"
+    assert message.message()["Reply-To"] == address
+    assert message.subject.startswith(f"Manhattan {str(started_game.public_id)[:8]}: your turn (round 1 of 6)")
+
+    example = re.search(r"for example:\n {4}(.+)\n", text)
+    assert example is not None
+    assert f">{example.group(1)}</pre>" in markup
+    state = services.load_state(started_game, upto=notification.context["seq"])
+    assert state is not None
+    action = engine.parse_action(example.group(1))
+    assert action in engine.enumerate_actions(engine.player_view(state, 0)), "the example is a legal move"
+    assert "You play two colours: add the colour to your move" in text
+
+
+def test_round_scored_shows_the_round_points(started_game):
+    play_until(started_game, lambda g: Notification.objects.filter(kind=Kind.ROUND_SCORED).exists())
+    notification = latest(Kind.ROUND_SCORED, seat=1)
+    text, markup = parts(emails.build_message(notification))
+    points = seat_view(notification)["round_scores"][-1]
+
+    assert emails.build_message(notification).subject.endswith("round 1 of 6 has been scored")
+    assert "Round 1 of 6 of your game of Manhattan has been scored." in text
+    seen = visible_text(markup)
+    for colour, n in points.items():
+        assert f"- {colour}: {n}\n" in text
+        assert f"{colour} {n}" in seen
+
+
+def test_game_over_names_the_winner_and_shows_final_scores(started_game):
+    finish(started_game)
+    for seat in (0, 1):
+        notification = latest(Kind.GAME_OVER, seat=seat)
+        message = emails.build_message(notification)
+        text, markup = parts(message)
+        view = seat_view(notification)
+        won = seat in view["winners"]
+        other = "bob" if seat == 0 else "alice"
+
+        if won and len(view["winners"]) == 1:
+            assert message.subject.endswith("the game is over, and you won!")
+            assert "Congratulations, you won the game!" in text
+            assert "Congratulations, you won the game!" in visible_text(markup)
+        else:
+            assert message.subject.endswith("the game is over")
+            assert "Winner" in text
+            assert other in text.split("Winner", 1)[1].split("\n", 1)[0]
+        assert "Your game of Manhattan is over." in text
+        for player in view["players"]:
+            assert f"): {player['score']}\n" in text
+        assert "Your hand" not in text, "no hand or pieces once the game is over"
+        assert "Your pieces" not in visible_text(markup)
+
+
+@pytest.mark.parametrize(
+    ("level", "subject", "wording"),
+    [
+        (1, "a reminder, it is your turn", "A friendly reminder: it is your turn"),
+        (2, "your game is still waiting for your move", "Please play your turn soon."),
+        (3, "move soon, or a bot will move for you", "the greedy bot will move for you"),
+    ],
+)
+def test_reminders_escalate(started_game, level, subject, wording):
+    placement_turn_of(started_game, 0)
+    now = timezone.now()
+    for _ in range(level):
+        now += timedelta(days=2)
+        assert notifications.send_due_reminders(now) == 1
+    notification = latest(Kind.REMINDER, seat=0)
+    assert notification.context["level"] == level
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+
+    assert message.subject.endswith(subject)
+    assert wording in text
+    assert wording in visible_text(markup)
+    assert ("greedy bot" in text) == (level >= 3)
+    assert message.reply_to == [reply_address(notification)]
+    assert "Write your move on the first line of your reply" in text
+
+
+def test_a_last_reminder_without_a_timeout_does_not_mention_the_bot(started_game):
+    Game.objects.filter(pk=started_game.pk).update(timeout_hours=None)
+    placement_turn_of(started_game, 0)
+    notification = notifications.enqueue(
+        kind=Kind.REMINDER,
+        key="reminder-no-timeout",
+        email="alice@example.com",
+        user=started_game.creator,
+        game=started_game,
+        seat=0,
+        context={"seq": started_game.version, "level": 4},
+    )
+    assert notification is not None
+    message = emails.build_message(notification)
+    assert "This is reminder number 4" in message.body
+    assert not re.search(r"\bbot\b", message.subject + message.body)
+
+
+def test_timeout_says_the_greedy_bot_moved(started_game):
+    placement_turn_of(started_game, 0)
+    assert notifications.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
+    notification = latest(Kind.TIMEOUT, seat=0)
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+
+    assert message.subject.endswith("a bot moved for you")
+    sentence = "You did not move within 168 hours, so the greedy bot made one move for you"
+    assert sentence in text
+    assert sentence in visible_text(markup)
+    assert message.reply_to == []
+
+
+def test_move_refused_shows_the_move_the_reason_the_pointer_and_the_options(started_game):
+    placement_turn_of(started_game, 0)
+    handle_inbound(reply_to(latest(Kind.YOUR_TURN, seat=0), "card 5 town 9 size 2"))
+    notification = latest(Kind.MOVE_REFUSED, seat=0)
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+    reason = "city must be from 1 to 6 (at '9', column 13)."
+
+    assert message.subject.endswith("your move was not accepted")
+    assert "You wrote: card 5 town 9 size 2" in text
+    assert f"Why: {reason}" in text
+    assert "card 5 town 9 size 2\n            ^" in text
+    assert "card 5 town 9 size 2\n            ^</pre>" in markup
+    assert f"Why: {reason}" in visible_text(markup)
+    assert "Nothing was played: it is still your turn." in text
+    assert "You can play:" in text
+    assert "You can play:" in visible_text(markup)
+    assert message.reply_to == [reply_address(notification)], "they can reply again"
+
+
+def test_invitation_names_the_inviter_and_the_way_to_decline(started_game, bob):
+    notification = latest(Kind.INVITATION, email=bob.email)
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+    seen = visible_text(markup)
+
+    assert message.subject == "alice invites you to play Manhattan"
+    for part in (text, seen):
+        assert "alice invites you to a game of Manhattan for 2 players." in part
+        assert "you can decline it on the same page" in part
+    data = the_link(text, markup, links.INVITE)
+    assert (data.seat, data.game) == (1, str(started_game.public_id))
+
+
+def test_an_invitation_to_someone_without_an_account_has_no_unsubscribe_header(alice):
+    game = services.create_game(
+        creator=alice,
+        options={"players": 2},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email="newcomer@example.com")],
+    )
+    notification = latest(Kind.INVITATION, email="newcomer@example.com")
+    assert notification.user is None
+    assert notification.game == game
+    message = emails.build_message(notification)
+    assert message.body.startswith("Hello,\n")
+    assert "List-Unsubscribe" not in message.message()
+    assert_mail_safe_html(parts(message)[1])
+
+
+def test_login_link_expires_and_may_be_ignored(alice):
+    notifications.send_login_link(alice.email)
+    notification = latest(Kind.LOGIN)
+    message = emails.build_message(notification)
+    text, markup = parts(message)
+
+    assert message.subject == "Your sign-in link for Manhattan by mail"
+    for part in (text, visible_text(markup)):
+        assert "expires in 2 hours" in part
+        assert "If you did not ask for this link, ignore this email." in part
+    assert the_link(text, markup, links.LOGIN).user_id == alice.pk
+    assert message.reply_to == []
+    assert "List-Unsubscribe" not in message.message()
+
+
+def test_login_link_for_a_new_address(db):
+    notifications.send_login_link("Someone.New@Example.com")
+    notification = latest(Kind.LOGIN)
+    text, markup = parts(emails.build_message(notification))
+    data = the_link(text, markup, links.LOGIN)
+    assert (data.email, data.user_id) == ("someone.new@example.com", None)
+
+
+# --- delivery and preferences ------------------------------------------------------------
+
+
+def test_deliver_sends_once(started_game, mailoutbox):
+    notification = latest(Kind.GAME_STARTED, seat=0)
+
+    assert notifications.deliver(notification.pk) is True
+    assert notifications.deliver(notification.pk) is False
+
+    assert len(mailoutbox) == 1
+    sent = mailoutbox[0]
+    assert sent.to == ["alice@example.com"]
+    assert sent.extra_headers["Message-ID"] == notification.message_id
+    notification.refresh_from_db()
+    assert notification.status == Notification.Status.SENT
+    assert notification.sent is not None
+    assert notification.attempts == 1
+
+
+def test_the_sweep_delivers_everything_pending_once(started_game, mailoutbox):
+    assert notifications.sweep_outbox() == 3  # the invitation and two "game started"
+    assert notifications.sweep_outbox() == 0
+    assert sorted(m.to[0] for m in mailoutbox) == ["alice@example.com", "bob@example.com", "bob@example.com"]
+    assert len({m.extra_headers["Message-ID"] for m in mailoutbox}) == 3
+
+
+def test_an_unsubscribed_kind_is_skipped(started_game, alice, mailoutbox):
+    preference = notifications.preference_for(alice)
+    preference.unsubscribed = [Kind.YOUR_TURN]
+    preference.save()
+    placement_turn_of(started_game, 0)
+    notification = latest(Kind.YOUR_TURN, seat=0)
+
+    assert notifications.deliver(notification.pk) is False
+    notification.refresh_from_db()
+    assert notification.status == Notification.Status.SKIPPED
+    assert mailoutbox == []
+    # Other kinds still arrive.
+    assert notifications.deliver(latest(Kind.GAME_STARTED, seat=0).pk) is True
+
+
+def test_frequency_none_skips_game_mail_but_not_sign_in_links(started_game, alice, mailoutbox):
+    preference = notifications.preference_for(alice)
+    preference.frequency = Preference.Frequency.NONE
+    preference.save()
+    started = latest(Kind.GAME_STARTED, seat=0)
+
+    assert notifications.deliver(started.pk) is False
+    started.refresh_from_db()
+    assert started.status == Notification.Status.SKIPPED
+    assert mailoutbox == []
+
+    notifications.send_login_link(alice.email)
+    assert notifications.deliver(latest(Kind.LOGIN).pk) is True
+    assert [m.subject for m in mailoutbox] == ["Your sign-in link for Manhattan by mail"]
+
+
+def test_daily_digest_gathers_turns_into_one_email(started_game, alice, mailoutbox):
+    preference = notifications.preference_for(alice)
+    preference.frequency = Preference.Frequency.DAILY_DIGEST
+    preference.save()
+    placement_turn_of(started_game, 0)
+    turn = latest(Kind.YOUR_TURN, seat=0)
+
+    assert notifications.deliver(turn.pk) is False
+    turn.refresh_from_db()
+    assert turn.status == Notification.Status.DIGESTED
+    assert mailoutbox == []
+
+    assert notifications.send_digests() == 1
+    assert notifications.send_digests() == 0, "one digest a day"
+    digest = latest(Kind.DIGEST)
+    assert digest.context["games"] == [str(started_game.public_id)]
+    assert notifications.deliver(digest.pk) is True
+    assert notifications.deliver(digest.pk) is False
+
+    assert len(mailoutbox) == 1
+    sent = mailoutbox[0]
+    assert sent.subject == "Manhattan: 1 game is waiting for your move"
+    assert f"{settings.SITE_URL}/games/{started_game.public_id}/" in sent.body
+    assert f"{settings.SITE_URL}{reverse('games:list')}" in sent.body
+    assert "update" in sent.body
+    assert len(mail.outbox) == 1
+
+
+def test_a_four_player_game_against_bots(bot_game):
+    started = latest(Kind.GAME_STARTED, seat=0)
+    text, markup = parts(emails.build_message(started))
+    assert "Your move: choose 6 pieces of red for this round from your reserve." in text
+    assert "    select 1 1 2 3 4 4\n" in text
+    assert "greedy bot (blue): 0" in text
+    assert "random bot (green): 0" in text
+    assert_game_sections(started, text, markup)
+
+    placement_turn_of(bot_game, 0)
+    turn = latest(Kind.YOUR_TURN, seat=0)
+    text, markup = parts(emails.build_message(turn))
+    assert_game_sections(turn, text, markup)
+    assert "You play two colours" not in text
+    example = re.search(r"for example:\n {4}(.+)\n", text)
+    assert example is not None
+    assert not example.group(1).endswith("red"), "a one-colour player names no colour"
+
+
+def test_an_email_is_written_in_the_recipients_language(started_game, alice):
+    preference = notifications.preference_for(alice)
+    preference.language = "de"
+    preference.save()
+    message = emails.build_message(latest(Kind.GAME_STARTED, seat=0))
+    text, markup = parts(message)
+    assert '<html lang="de">' in markup
+    assert_rendered(text)
+    assert_mail_safe_html(markup)

@@ -1,0 +1,135 @@
+"""The transactional outbox: emails are written with the move, delivered on
+commit and by the sweep, never lost when the broker is down, never sent twice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core import mail
+from kombu.exceptions import OperationalError
+
+from games import services as games
+from notifications import services
+from notifications.models import Kind, Notification
+from notifications.tasks import deliver_notification
+
+pytestmark = pytest.mark.django_db
+
+
+def select_for(client: Any, game: Any) -> Any:
+    legal = client.get(f"/api/v1/games/{game.public_id}/legal-actions").json()
+    pieces = [int(s) for s, n in legal["selection"]["reserve"].items() for _ in range(n)][: legal["selection"]["count"]]
+    return client.post(
+        f"/api/v1/games/{game.public_id}/actions",
+        {"action": {"type": "select", "pieces": pieces}, "expected_version": legal["version"]},
+        format="json",
+    )
+
+
+def test_the_move_and_its_emails_are_stored_together(alice, bob, client_for, started_game):
+    # Alice selects for red, then green: only then is it bob's turn.
+    client = client_for(alice)
+    assert select_for(client, started_game).status_code == 200
+    assert not Notification.objects.filter(kind=Kind.YOUR_TURN).exists()  # still alice's turn
+    assert select_for(client, started_game).status_code == 200
+    turn = Notification.objects.get(kind=Kind.YOUR_TURN)
+    assert (turn.user, turn.seat, turn.status) == (bob, 1, Notification.Status.PENDING)
+
+
+def test_a_refused_move_writes_no_email(alice, bob, client_for, started_game):
+    response = client_for(bob).post(
+        f"/api/v1/games/{started_game.public_id}/actions",
+        {"action": {"type": "select", "pieces": [1, 1, 1, 1]}, "expected_version": started_game.version},
+        format="json",
+    )
+    assert response.status_code == 422
+    assert not Notification.objects.filter(kind=Kind.YOUR_TURN).exists()
+
+
+def test_delivery_is_scheduled_on_commit(
+    alice, client_for, started_game, django_capture_on_commit_callbacks, monkeypatch
+):
+    queued: list[int] = []
+    monkeypatch.setattr(deliver_notification, "delay", lambda pk: queued.append(pk))
+    client = client_for(alice)
+    select_for(client, started_game)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert select_for(client, started_game).status_code == 200
+    assert queued == [Notification.objects.get(kind=Kind.YOUR_TURN).pk]
+
+
+def test_broker_down_then_recovery_loses_nothing_and_sends_nothing_twice(
+    alice, bob, client_for, started_game, django_capture_on_commit_callbacks, monkeypatch
+):
+    def broker_down(pk: int) -> None:
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(deliver_notification, "delay", broker_down)
+    client = client_for(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert select_for(client, started_game).status_code == 200
+        assert select_for(client, started_game).status_code == 200  # the move is kept
+    pending = Notification.objects.filter(status=Notification.Status.PENDING)
+    assert pending.filter(kind=Kind.YOUR_TURN, user=bob).exists()
+    assert len(mail.outbox) == 0
+
+    # The broker is back: the periodic sweep delivers everything pending, once.
+    waiting = pending.count()
+    assert services.sweep_outbox() == waiting
+    assert not Notification.objects.filter(status=Notification.Status.PENDING).exists()
+    turn = Notification.objects.get(kind=Kind.YOUR_TURN)
+
+    def turn_emails() -> int:
+        return sum(1 for m in mail.outbox if m.extra_headers.get("Message-ID") == turn.message_id)
+
+    assert turn_emails() == 1
+    # A late, redelivered task and a second sweep send nothing more.
+    assert services.deliver(turn.pk) is False
+    assert services.sweep_outbox() == 0
+    assert turn_emails() == 1
+
+
+def test_smtp_refusing_then_accepting(alice, bob, started_game, monkeypatch):
+    turn = services.enqueue(kind=Kind.YOUR_TURN, key="smtp-test", email=bob.email, user=bob, game=started_game, seat=1)
+    assert turn is not None
+
+    from django.core.mail.backends.locmem import EmailBackend
+
+    original = EmailBackend.send_messages
+
+    def refuse(self: Any, messages: Any) -> int:
+        raise ConnectionRefusedError("SMTP server down")
+
+    monkeypatch.setattr(EmailBackend, "send_messages", refuse)
+    assert services.deliver(turn.pk) is False
+    turn.refresh_from_db()
+    assert (turn.status, turn.attempts) == (Notification.Status.PENDING, 1)
+    assert "SMTP server down" in turn.last_error
+    assert services.sweep_outbox() == 0  # backing off: not due yet
+
+    monkeypatch.setattr(EmailBackend, "send_messages", original)
+    turn.refresh_from_db()
+    assert services.sweep_outbox(now=turn.next_attempt) == 1
+    turn.refresh_from_db()
+    assert turn.status == Notification.Status.SENT
+    assert len(mail.outbox) == 1
+
+
+def test_the_same_key_is_written_once(bob, started_game):
+    first = services.enqueue(kind=Kind.YOUR_TURN, key="k1", email=bob.email, user=bob, game=started_game, seat=1)
+    second = services.enqueue(kind=Kind.YOUR_TURN, key="k1", email=bob.email, user=bob, game=started_game, seat=1)
+    assert first is not None
+    assert second is None
+    assert Notification.objects.filter(key="k1").count() == 1
+
+
+def test_invitees_are_emailed(alice):
+    game = games.create_game(
+        creator=alice,
+        options={"players": 2},
+        seats=[games.SeatSpec("me"), games.SeatSpec("invite", email="newcomer@example.com")],
+    )
+    invitation = Notification.objects.get(kind=Kind.INVITATION, game=game)
+    assert invitation.email == "newcomer@example.com"
+    assert invitation.user is None
