@@ -23,7 +23,9 @@ class TokenListView(APIView):
     throttle_scope = "token_create"
 
     def get_throttles(self) -> list[BaseThrottle]:
-        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+        # The scoped limit applies to creating only; every request has the user limit.
+        throttles = list(super().get_throttles())
+        return [*throttles, ScopedRateThrottle()] if self.request.method == "POST" else throttles
 
     @extend_schema(summary="My API tokens", responses={200: TokenSerializer(many=True)})
     def get(self, request: Request) -> Response:

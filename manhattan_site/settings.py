@@ -55,8 +55,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "manhattan_site.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "accounts.middleware.UserLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -196,7 +198,15 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "games.api.problems.problem_exception_handler",
+    # Every API request counts against its user (token or session) or address;
+    # creating games (which emails invitees) and tokens have tighter limits.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.AnonRateThrottle",
+    ],
     "DEFAULT_THROTTLE_RATES": {
+        "user": env("THROTTLE_USER", "1200/minute"),
+        "anon": env("THROTTLE_ANON", "120/minute"),
         "game_create": env("THROTTLE_GAME_CREATE", "60/hour"),
         "email_send": env("THROTTLE_EMAIL_SEND", "30/hour"),
         "token_create": env("THROTTLE_TOKEN_CREATE", "30/hour"),

@@ -61,7 +61,9 @@ class GameListView(APIView):
     throttle_scope = "game_create"
 
     def get_throttles(self) -> list[BaseThrottle]:
-        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+        # The scoped limit applies to creating only; every request has the user limit.
+        throttles = list(super().get_throttles())
+        return [*throttles, ScopedRateThrottle()] if self.request.method == "POST" else throttles
 
     @extend_schema(
         summary="My games",
