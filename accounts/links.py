@@ -103,7 +103,8 @@ def read_token(purpose: str, token: str) -> LinkData:
     )
     if purpose == LOGIN:
         user = User.objects.filter(pk=data.user_id).first() if data.user_id else None
-        if payload.get("l", "") != _login_stamp(user):
+        # A sign-in link always names its account: that is what makes it single use.
+        if user is None or payload.get("l", "") != _login_stamp(user):
             raise BadLink("This sign-in link has already been used. Ask for a new one.")
     return data
 

@@ -57,13 +57,15 @@ def login_view(request: HttpRequest) -> HttpResponse:
         email = form.cleaned_data["email"].lower()
         wait = _throttled(request, email)
         if wait is not None:
-            response = render(request, "accounts/login.html", {"form": form, "throttled": True}, status=429)
+            context = {"form": form, "throttled": True, "next": request.POST.get("next", "")}
+            response = render(request, "accounts/login.html", context, status=429)
             response["Retry-After"] = str(wait)
             return response
         next_path = request.POST.get("next", "")
         notifications.send_login_link(email, next_path=next_path if _safe(request, next_path) else "")
         return render(request, "accounts/link_sent.html", {"email": email})
-    return render(request, "accounts/login.html", {"form": form, "next": request.GET.get("next", "")})
+    next_path = request.POST.get("next", "") if request.method == "POST" else request.GET.get("next", "")
+    return render(request, "accounts/login.html", {"form": form, "next": next_path})
 
 
 def _safe(request: HttpRequest, path: str) -> bool:

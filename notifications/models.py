@@ -14,19 +14,20 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class Kind(models.TextChoices):
-    LOGIN = "login", "Sign-in link"
-    INVITATION = "invitation", "Invitation"
-    GAME_STARTED = "game_started", "Game started"
-    YOUR_TURN = "your_turn", "Your turn"
-    ROUND_SCORED = "round_scored", "Round scored"
-    GAME_OVER = "game_over", "Game over"
-    REMINDER = "reminder", "Reminder"
-    TIMEOUT = "timeout", "Timed out"
-    MOVE_REFUSED = "move_refused", "Move refused"
-    DIGEST = "digest", "Daily digest"
+    LOGIN = "login", _("Sign-in link")
+    INVITATION = "invitation", _("Invitation")
+    GAME_STARTED = "game_started", _("Game started")
+    YOUR_TURN = "your_turn", _("Your turn")
+    ROUND_SCORED = "round_scored", _("Round scored")
+    GAME_OVER = "game_over", _("Game over")
+    REMINDER = "reminder", _("Reminder")
+    TIMEOUT = "timeout", _("Timed out")
+    MOVE_REFUSED = "move_refused", _("Move refused")
+    DIGEST = "digest", _("Daily digest")
 
 
 # Kinds a player can switch off; sign-in links and replies to their own mail cannot be.
@@ -46,11 +47,11 @@ DIGESTIBLE = (Kind.YOUR_TURN, Kind.ROUND_SCORED, Kind.GAME_STARTED)
 
 class Notification(models.Model):
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        SENT = "sent", "Sent"
-        SKIPPED = "skipped", "Skipped (preferences)"
-        DIGESTED = "digested", "Gathered into a digest"
-        FAILED = "failed", "Failed for good"
+        PENDING = "pending", _("Pending")
+        SENT = "sent", _("Sent")
+        SKIPPED = "skipped", _("Skipped (preferences)")
+        DIGESTED = "digested", _("Gathered into a digest")
+        FAILED = "failed", _("Failed for good")
 
     key = models.CharField(max_length=200, unique=True)
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -86,9 +87,9 @@ class Notification(models.Model):
 
 class Preference(models.Model):
     class Frequency(models.TextChoices):
-        EVERY_TURN = "every_turn", "An email for every turn"
-        DAILY_DIGEST = "daily_digest", "One digest a day"
-        NONE = "none", "No game emails"
+        EVERY_TURN = "every_turn", _("An email for every turn")
+        DAILY_DIGEST = "daily_digest", _("One digest a day")
+        NONE = "none", _("No game emails")
 
     LANGUAGES = (("en", "English"), ("de", "Deutsch"), ("nl", "Nederlands"), ("fr", "Français"), ("ko", "한국어"))
     MAX_VACATION = timedelta(days=30)

@@ -130,8 +130,9 @@ def record_invitations(game: Game) -> None:
 
 
 def send_login_link(email: str, *, next_path: str = "") -> None:
-    """A sign-in link for ``email`` (an account is made on the first click)."""
-    user = User.objects.filter(email__iexact=email).first()
+    """A sign-in link for ``email``; the account is made now, so that the link
+    carries its login stamp and works once, like every sign-in link."""
+    user, _ = User.objects.get_or_create(email=email.lower())
     stamp = timezone.now().strftime("%Y%m%d%H%M%S%f")
     enqueue(
         kind=Kind.LOGIN,

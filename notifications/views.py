@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django import forms
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -81,12 +82,13 @@ def preferences_view(request: HttpRequest) -> HttpResponse:
             preference.refresh_from_db()
             preference.unsubscribed = [k for k in preference.unsubscribed if k not in resubscribe]
             preference.save(update_fields=["unsubscribed"])
+        messages.success(request, _("Saved."))
         return redirect("notifications:preferences")
     unsubscribed = [(k, Kind(k).label) for k in preference.unsubscribed if k in Kind.values]
     return render(
         request,
         "notifications/preferences.html",
-        {"form": form, "preference": preference, "unsubscribed": unsubscribed, "saved": _("Saved.")},
+        {"form": form, "preference": preference, "unsubscribed": unsubscribed},
     )
 
 
@@ -95,7 +97,7 @@ def outbox_view(request: HttpRequest) -> HttpResponse:
     if not settings.DEBUG or settings.EMAIL_BACKEND != "django.core.mail.backends.filebased.EmailBackend":
         raise Http404
     folder = Path(settings.EMAIL_FILE_PATH)
-    messages = []
+    emails = []
     for path in sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime, reverse=True)[:50]:
         for raw in path.read_text(errors="replace").split("-" * 79):
             if not raw.strip():
@@ -111,7 +113,7 @@ def outbox_view(request: HttpRequest) -> HttpResponse:
                         else str(payload)
                     )
                     break
-            messages.append(
+            emails.append(
                 {
                     "to": parsed.get("To", ""),
                     "subject": parsed.get("Subject", ""),
@@ -119,4 +121,4 @@ def outbox_view(request: HttpRequest) -> HttpResponse:
                     "body": body,
                 }
             )
-    return render(request, "notifications/outbox.html", {"messages": messages})
+    return render(request, "notifications/outbox.html", {"emails": emails})

@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from accounts.auth_helpers import request_user
 from accounts.models import User
@@ -103,7 +103,7 @@ def _pieces_per_round(game: Game) -> int | None:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_list(request: HttpRequest) -> HttpResponse:
     user = request_user(request)
     games = services.games_of(user).prefetch_related("seats__user")
@@ -115,7 +115,7 @@ def game_list(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
     return _render_game(request, game, at=_parse_at(request.GET.get("at"), game.version))
@@ -169,10 +169,13 @@ def _lobby_context(game: Game, seats: list[Seat], my_seat: Seat | None, user: Us
             state = _("invited, not answered yet")
         else:
             state = _("open: anyone with the link can join")
+        name = present.seat_name(seat)
+        if seat.user is None and not seat.bot and seat.invited_email.lower() == email:
+            name = _("You (invited)")
         rows.append(
             {
                 "index": seat.index + 1,
-                "name": present.seat_name(seat),
+                "name": name,
                 # Only the creator sees whom they invited.
                 "email": seat.invited_email if is_creator and seat.user is None else "",
                 "state": state,

@@ -28,6 +28,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+# A queue of this run's own, so that a worker of another test run on the same
+# Redis can never take this run's task (and look for it in another database).
+QUEUE = f"integration-{os.getpid()}-{time.time_ns()}"
 
 
 class Inbox:
@@ -79,7 +82,7 @@ def worker(smtp: tuple[Inbox, int]) -> Iterator[subprocess.Popen[bytes]]:
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "manhattan_site", "worker", "--pool", "solo", "--loglevel", "WARNING",
-         "--without-mingle", "--without-gossip", "--without-heartbeat"],
+         "--without-mingle", "--without-gossip", "--without-heartbeat", "--queues", QUEUE],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
@@ -114,7 +117,7 @@ def test_a_real_worker_delivers_the_turn_email_over_smtp(alice, bob, smtp, worke
 
     # Publish the real task message to Redis, as the web process does on commit.
     with app.connection_for_write(REDIS_URL) as conn:
-        deliver_notification.apply_async(args=[started.pk], connection=conn)
+        deliver_notification.apply_async(args=[started.pk], connection=conn, queue=QUEUE)
 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not inbox.messages:
@@ -130,6 +133,6 @@ def test_a_real_worker_delivers_the_turn_email_over_smtp(alice, bob, smtp, worke
 
     # A redelivered task message changes nothing.
     with app.connection_for_write(REDIS_URL) as conn:
-        deliver_notification.apply_async(args=[started.pk], connection=conn)
+        deliver_notification.apply_async(args=[started.pk], connection=conn, queue=QUEUE)
     time.sleep(2)
     assert len(inbox.messages) == 1

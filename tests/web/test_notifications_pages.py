@@ -1,0 +1,162 @@
+"""Unsubscribing, email preferences and the development outbox."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from accounts import links
+from notifications.models import Preference
+
+pytestmark = pytest.mark.django_db
+
+
+def unsubscribe_path(user, kind="your_turn") -> str:
+    return urlsplit(links.unsubscribe_url(user, kind)).path
+
+
+# --- unsubscribing ---------------------------------------------------------------------------------
+
+
+def test_opening_the_unsubscribe_link_only_asks(alice):
+    response = Client().get(unsubscribe_path(alice))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Stop sending me “Your turn” emails?" in html
+    assert 'data-testid="unsubscribe-button"' in html
+    assert 'method="post"' in html
+    assert response["Referrer-Policy"] == "no-referrer"
+    assert all(not kinds for kinds in Preference.objects.filter(user=alice).values_list("unsubscribed", flat=True))
+
+
+def test_the_confirm_button_unsubscribes(alice):
+    client = Client()
+    page = client.get(unsubscribe_path(alice)).content.decode()
+    token = page.split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
+    response = client.post(unsubscribe_path(alice), {"csrfmiddlewaretoken": token})
+    assert response.status_code == 200
+    assert 'data-testid="unsubscribed"' in response.content.decode()
+    assert Preference.objects.get(user=alice).unsubscribed == ["your_turn"]
+
+
+def test_one_click_unsubscribe_needs_no_csrf_token(alice):
+    """RFC 8058: the mail client POSTs "List-Unsubscribe=One-Click" without a session."""
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(unsubscribe_path(alice, "reminder"), {"List-Unsubscribe": "One-Click"})
+    assert response.status_code == 200
+    assert Preference.objects.get(user=alice).unsubscribed == ["reminder"]
+
+
+def test_a_bad_unsubscribe_link_is_400(alice):
+    response = Client().get("/mail/unsubscribe/not-a-token/")
+    assert response.status_code == 400
+    assert 'data-testid="bad-link"' in response.content.decode()
+
+
+# --- preferences -------------------------------------------------------------------------------------
+
+
+def test_preferences_need_sign_in():
+    response = Client().get("/mail/preferences/")
+    assert response.status_code == 302
+    assert "/accounts/login/" in response["Location"]
+
+
+def test_preferences_page_shows_the_form(alice, browser):
+    html = browser(alice).get("/mail/preferences/").content.decode()
+    for name in ("frequency", "language", "vacation_days"):
+        assert f'name="{name}"' in html
+    assert 'data-testid="save-preferences"' in html
+
+
+def test_saving_frequency_language_and_vacation(alice, browser):
+    response = browser(alice).post(
+        "/mail/preferences/", {"frequency": "daily_digest", "language": "nl", "vacation_days": "10"}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/mail/preferences/"
+    preference = Preference.objects.get(user=alice)
+    assert preference.frequency == "daily_digest"
+    assert preference.language == "nl"
+    expected = timezone.now() + timedelta(days=10)
+    assert abs((preference.vacation_until - expected).total_seconds()) < 60
+
+
+def test_a_vacation_longer_than_30_days_is_refused(alice, browser):
+    response = browser(alice).post(
+        "/mail/preferences/", {"frequency": "every_turn", "language": "en", "vacation_days": "31"}
+    )
+    assert response.status_code == 200
+    assert 'class="errorlist"' in response.content.decode()
+    assert not Preference.objects.filter(user=alice, vacation_until__isnull=False).exists()
+
+
+def test_vacation_zero_ends_it(alice, browser):
+    client = browser(alice)
+    client.post("/mail/preferences/", {"frequency": "every_turn", "language": "en", "vacation_days": "5"})
+    assert Preference.objects.get(user=alice).vacation_until is not None
+    assert 'data-testid="vacation-until"' in client.get("/mail/preferences/").content.decode()
+    client.post("/mail/preferences/", {"frequency": "every_turn", "language": "en", "vacation_days": "0"})
+    assert Preference.objects.get(user=alice).vacation_until is None
+
+
+def test_resubscribing(alice, browser):
+    Preference.objects.create(user=alice, unsubscribed=["your_turn", "reminder"])
+    client = browser(alice)
+    html = client.get("/mail/preferences/").content.decode()
+    assert 'name="resubscribe" value="your_turn"' in html
+    assert 'name="resubscribe" value="reminder"' in html
+    client.post(
+        "/mail/preferences/",
+        {"frequency": "every_turn", "language": "en", "vacation_days": "", "resubscribe": ["reminder"]},
+    )
+    assert Preference.objects.get(user=alice).unsubscribed == ["your_turn"]
+
+
+# --- the development outbox -------------------------------------------------------------------------------
+
+
+RAW_EMAIL = """Content-Type: text/plain; charset="utf-8"
+MIME-Version: 1.0
+Content-Transfer-Encoding: 7bit
+Subject: Your turn in game 1234abcd
+From: play@localhost
+To: alice@example.com
+Date: Mon, 01 Jan 2024 10:00:00 -0000
+
+It is your turn. Open the game: http://127.0.0.1:8000/accounts/link/game/abc/
+<script>alert(1)</script>
+"""
+
+
+@pytest.fixture
+def outbox_dir(settings, tmp_path):
+    settings.DEBUG = True
+    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_FILE_PATH = tmp_path
+    (tmp_path / "one.log").write_text(RAW_EMAIL + "\n" + "-" * 79 + "\n")
+    return tmp_path
+
+
+def test_outbox_lists_emails_with_clickable_links(outbox_dir, alice, browser):
+    response = browser(alice).get("/mail/outbox/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Your turn in game 1234abcd" in html
+    assert "alice@example.com" in html
+    assert '<a href="http://127.0.0.1:8000/accounts/link/game/abc/"' in html
+    assert "<script>alert(1)</script>" not in html  # the body is escaped
+    assert 'data-testid="messages"' not in html  # the emails are not shown as flash messages
+    assert 'data-testid="nav-outbox"' in html
+
+
+def test_outbox_link_only_in_debug(alice, browser):
+    assert 'data-testid="nav-outbox"' not in browser(alice).get("/games/").content.decode()
+
+
+def test_outbox_is_404_without_debug(alice, browser):
+    assert browser(alice).get("/mail/outbox/").status_code == 404
