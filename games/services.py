@@ -93,8 +93,27 @@ def seat_of(game: Game, user: Any) -> Seat | None:
 # --- the lobby -------------------------------------------------------------------
 
 
-def create_game(*, creator: User, options: dict[str, Any], seats: Sequence[SeatSpec]) -> Game:
+@dataclass(frozen=True)
+class ReminderPolicy:
+    """When an absent player is reminded, and when the greedy bot moves for them."""
+
+    first_hours: int = 24
+    every_hours: int = 48
+    timeout_hours: int | None = 7 * 24
+
+    def check(self) -> None:
+        if not 1 <= self.first_hours <= 24 * 30 or not 1 <= self.every_hours <= 24 * 30:
+            raise Unprocessable("Reminders come between 1 hour and 30 days apart.", code="bad_reminders")
+        if self.timeout_hours is not None and not 1 <= self.timeout_hours <= 24 * 60:
+            raise Unprocessable("The timeout is between 1 hour and 60 days, or none.", code="bad_reminders")
+
+
+def create_game(
+    *, creator: User, options: dict[str, Any], seats: Sequence[SeatSpec], reminders: ReminderPolicy | None = None
+) -> Game:
     """A new game in the lobby, its seats taken, offered or given to bots."""
+    reminders = reminders or ReminderPolicy()
+    reminders.check()
     try:
         parsed = GameOptions.from_json(options)
     except RuleError as error:
@@ -112,7 +131,13 @@ def create_game(*, creator: User, options: dict[str, Any], seats: Sequence[SeatS
     if len(set(emails)) != len(emails) or creator.email.lower() in emails:
         raise Unprocessable("Each invitee can be invited to one seat only.", code="bad_seats")
     with transaction.atomic():
-        game = Game.objects.create(options=parsed.to_json(), creator=creator)
+        game = Game.objects.create(
+            options=parsed.to_json(),
+            creator=creator,
+            reminder_first_hours=reminders.first_hours,
+            reminder_every_hours=reminders.every_hours,
+            timeout_hours=reminders.timeout_hours,
+        )
         for index, spec in enumerate(seats):
             seat = Seat(game=game, index=index)
             if spec.kind == "me":

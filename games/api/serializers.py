@@ -37,8 +37,18 @@ class GameOptionsSerializer(serializers.Serializer[Any]):
     start_player = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
 
 
+class ReminderPolicySerializer(serializers.Serializer[Any]):
+    first_hours = serializers.IntegerField(min_value=1, max_value=720, required=False, default=24)
+    every_hours = serializers.IntegerField(min_value=1, max_value=720, required=False, default=48)
+    timeout_hours = serializers.IntegerField(
+        min_value=1, max_value=1440, required=False, allow_null=True, default=168,
+        help_text="After this long the greedy bot moves for an absent player; null: never.",
+    )  # fmt: skip
+
+
 class CreateGameSerializer(serializers.Serializer[Any]):
     options = GameOptionsSerializer(required=False)
+    reminders = ReminderPolicySerializer(required=False)
     seats = SeatSpecSerializer(many=True, allow_empty=False)
 
     def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -97,6 +107,9 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
             "created",
             "started",
             "finished",
+            "reminder_first_hours",
+            "reminder_every_hours",
+            "timeout_hours",
             "seats",
             "my_seat",
             "my_turn",

@@ -105,7 +105,8 @@ class GameListView(APIView):
         seats = [
             services.SeatSpec(kind=s["kind"], email=s.get("email", ""), bot=s.get("bot", "")) for s in data["seats"]
         ]
-        game = services.create_game(creator=request_user(request), options=options, seats=seats)
+        policy = services.ReminderPolicy(**data["reminders"]) if data.get("reminders") else None
+        game = services.create_game(creator=request_user(request), options=options, seats=seats, reminders=policy)
         return Response(game_body(game, request), status=status.HTTP_201_CREATED)
 
 

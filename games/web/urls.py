@@ -3,10 +3,12 @@
 from django.urls import path
 
 from . import views
+from .new_game import new_game
 
 app_name = "games"
 urlpatterns = [
     path("", views.game_list, name="list"),
+    path("new/", new_game, name="new"),
     path("<str:game_id>/", views.game_detail, name="detail"),
     path("<str:game_id>/play/", views.play, name="play"),
     path("<str:game_id>/resign/", views.resign, name="resign"),

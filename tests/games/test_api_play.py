@@ -78,3 +78,27 @@ def test_a_human_plays_a_whole_game_against_bots(alice, client_for, bot_game):
     assert record.json()["format"] == "manhattan-record/1"
     seqs = list(GameEvent.objects.filter(game=bot_game).values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_the_reminder_policy_is_chosen_at_creation(alice, client_for):
+    created = client_for(alice).post(
+        "/api/v1/games",
+        {
+            "seats": [{"kind": "me"}, {"kind": "bot", "bot": "random"}],
+            "reminders": {"first_hours": 12, "every_hours": 24, "timeout_hours": None},
+        },
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    body = created.json()
+    assert (body["reminder_first_hours"], body["reminder_every_hours"], body["timeout_hours"]) == (12, 24, None)
+
+
+def test_a_bad_reminder_policy_is_refused(alice, client_for):
+    created = client_for(alice).post(
+        "/api/v1/games",
+        {"seats": [{"kind": "me"}, {"kind": "bot", "bot": "random"}], "reminders": {"first_hours": 0}},
+        format="json",
+    )
+    assert created.status_code == 400
+    assert created.json()["code"] == "invalid"
