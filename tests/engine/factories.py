@@ -92,7 +92,7 @@ class Game:
 def make_options(players: int = 4, **options: object) -> GameOptions:
     """Options with a fixed start player (seat 0) unless another is given."""
     options.setdefault("start_player", 0)
-    return GameOptions(players=players, **options)  # type: ignore[arg-type]
+    return GameOptions(players=players, **options)
 
 
 def new_game(players: int = 4, *, seed: int | str = 1, **options: object) -> Game:
