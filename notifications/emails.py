@@ -6,6 +6,7 @@ recipient's seat saw it when the email was written.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from django.conf import settings
@@ -28,7 +29,8 @@ def text_board(view: dict[str, Any]) -> str:
     """The board in plain text: six cities of 3×3 lots, each lot as height and owner (e.g. ``3R``)."""
     lines: list[str] = []
     for top in (0, 3):
-        lines.append("   ".join(f"City {c + 1}     " for c in range(top, top + 3)).rstrip())
+        names = [translation.gettext("City %(number)s") % {"number": c + 1} for c in range(top, top + 3)]
+        lines.append("   ".join(_ljust(name, 11) for name in names).rstrip())
         for row in range(3):
             cells = []
             for city in range(top, top + 3):
@@ -38,6 +40,12 @@ def text_board(view: dict[str, Any]) -> str:
             lines.append("   ".join(f"{cell:<11}" for cell in cells).rstrip())
         lines.append("")
     return "\n".join(lines).rstrip()
+
+
+def _ljust(text: str, width: int) -> str:
+    """``text`` padded to ``width`` columns of a fixed-width font, where a wide (e.g. Korean) character takes two."""
+    columns = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(width - columns, 0)
 
 
 def _legal_summary(legal: dict[str, Any]) -> list[dict[str, Any]]:

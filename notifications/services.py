@@ -171,7 +171,7 @@ def deliver(notification_id: int) -> bool:
 
     with transaction.atomic():
         notification = (
-            Notification.objects.select_for_update(skip_locked=True)
+            Notification.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("user", "game")
             .filter(pk=notification_id, status=Notification.Status.PENDING)
             .first()
