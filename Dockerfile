@@ -6,6 +6,8 @@ COPY manhattan_site manhattan_site
 COPY games games
 COPY accounts accounts
 COPY notifications notifications
+COPY templates templates
+COPY locale locale
 COPY manage.py ./
 RUN pip install --no-cache-dir .
 RUN useradd --create-home app && mkdir -p /app/var && chown app /app/var
