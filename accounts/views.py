@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth import login, logout
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -22,6 +21,7 @@ from notifications import services as notifications
 
 from . import links
 from .models import User
+from .ratelimit import client_address, hit
 
 LOGIN_LINKS_PER_HOUR = 5
 
@@ -37,17 +37,9 @@ def _no_referrer(response: HttpResponse) -> HttpResponse:
 
 def _throttled(request: HttpRequest, email: str) -> int | None:
     """Seconds to wait, if this address or client asked for too many links."""
-    ip = request.META.get("REMOTE_ADDR", "")
-    for key in (f"login-link:email:{email}", f"login-link:ip:{ip}"):
-        count = cache.get_or_set(key, 0, timeout=3600) or 0
-        if count >= LOGIN_LINKS_PER_HOUR:
-            return 3600
-    for key in (f"login-link:email:{email}", f"login-link:ip:{ip}"):
-        try:
-            cache.incr(key)
-        except ValueError:
-            cache.set(key, 1, timeout=3600)
-    return None
+    rate = f"{LOGIN_LINKS_PER_HOUR}/hour"
+    waits = [hit(f"login-link:email:{email}", rate), hit(f"login-link:client:{client_address(request)}", rate)]
+    return max((w for w in waits if w is not None), default=None)
 
 
 @require_http_methods(["GET", "POST"])

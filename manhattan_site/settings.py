@@ -183,6 +183,11 @@ ANYMAIL = {
     "WEBHOOK_SECRET": env("INBOUND_WEBHOOK_SECRET") or ("" if PRODUCTION else "inbound:" + SECRET_KEY[:24]),
 }
 
+# Trusted reverse proxies in front of the site (the TLS proxy in production):
+# client addresses for rate limits are read from what they append to
+# X-Forwarded-For. 0 trusts no header and uses the connection's address.
+NUM_PROXIES = env_int("NUM_PROXIES", 1 if PRODUCTION else 0)
+
 # --- REST framework -------------------------------------------------------------
 _RENDERERS = ["rest_framework.renderers.JSONRenderer"]
 if DEBUG:
@@ -212,6 +217,7 @@ REST_FRAMEWORK = {
         "token_create": env("THROTTLE_TOKEN_CREATE", "30/hour"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "NUM_PROXIES": NUM_PROXIES,
 }
 
 SPECTACULAR_SETTINGS = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -16,6 +17,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from accounts.auth_helpers import request_user
+from accounts.ratelimit import hit
 from games import services
 from games.errors import GameError
 
@@ -82,6 +84,15 @@ class NewGameForm(forms.Form):
 def new_game(request: HttpRequest) -> HttpResponse:
     form = NewGameForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        # Like the API's game_create throttle: creating a game emails its invitees.
+        wait = hit(
+            f"game-create:{request_user(request).pk}", settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["game_create"]
+        )
+        if wait is not None:
+            form.add_error(None, _("You have created many games lately; try again later."))
+            response = render(request, "games/new.html", {"form": form}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
         timeout = form.cleaned_data.get("timeout")
         policy = services.ReminderPolicy(timeout_hours=int(timeout) if timeout else None)
         options = {"players": form.cleaned_data["players"], "six_rounds": form.cleaned_data["six_rounds"]}
