@@ -27,7 +27,7 @@ def client_address(request: HttpRequest) -> str:
     if proxies and forwarded:
         addresses = [a.strip() for a in forwarded.split(",") if a.strip()]
         if addresses:
-            return addresses[-min(proxies, len(addresses))]
+            return str(addresses[-min(proxies, len(addresses))])
     return str(request.META.get("REMOTE_ADDR", ""))
 
 
