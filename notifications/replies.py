@@ -87,7 +87,10 @@ def _decode(part: Message) -> str:
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return str(part.get_payload() or "")
-    return payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+    try:
+        return payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know, e.g. "unknown-8bit"
+        return payload.decode("utf-8", errors="replace")
 
 
 def handle_inbound(message: Message) -> ReplyOutcome:

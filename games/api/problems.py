@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -85,6 +86,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     return problem_response(response.status_code, code, detail, headers=headers, **extra)
 
 
+@csrf_exempt  # any method gets the same 404, not Django's CSRF page
 def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Unknown URLs under /api/ answer in problem+json too, not an HTML page."""
     return JsonResponse(

@@ -131,7 +131,9 @@ class JoinView(APIView):
         summary="Take my seat", request=JoinSerializer, responses={200: JSON_OBJECT, 403: PROBLEM, 409: PROBLEM}
     )
     def post(self, request: Request, game_id: str) -> Response:
-        serializer = JoinSerializer(data=request.data or {})
+        data = request.data
+        # An empty object means "any seat"; other falsy JSON ("", 0, []) is not an object.
+        serializer = JoinSerializer(data={} if isinstance(data, dict) and not data else data)
         serializer.is_valid(raise_exception=True)
         game = services.get_game(game_id)
         services.join_game(game=game, user=request_user(request), seat_index=serializer.validated_data.get("seat"))

@@ -1,0 +1,78 @@
+"""The API under schemathesis, briefly: every operation of the OpenAPI schema,
+positive and negative data, as a seated player and as a stranger.
+
+The harness is benchmarks/fuzz_api.py (its docstring lists the checks and the
+known schema gaps); this runs it in-process through Django's WSGI application
+on the test database, a few derandomized cases per operation, identity and
+mode, so the suite stays fast and every run draws the same cases. The long run
+(thousands of cases) is ``benchmarks/fuzz_api.py`` itself; see docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.core.cache import cache
+from django.core.handlers.wsgi import WSGIHandler
+
+from benchmarks.fuzz_api import (
+    ALL_CHECKS,
+    PLAYER,
+    STRANGER,
+    Fuzzer,
+    Tally,
+    build_world,
+    capture_exceptions,
+    keep_connections,
+    report,
+    wsgi_schema,
+)
+
+pytestmark = pytest.mark.django_db
+
+# 14 operations x 2 modes x 2, and more for actions: about 80 cases per identity.
+EXAMPLES = 2
+MORE_EXAMPLES = {"POST /api/v1/games/{game_id}/actions": 12}
+
+
+@pytest.fixture
+def fuzzer(db) -> Iterator[Fuzzer]:
+    cache.clear()  # the throttles count in the cache, which outlives each test's database
+    app = WSGIHandler()
+    current: list[Fuzzer] = []
+    with keep_connections(), capture_exceptions(lambda: current[0] if current else None):
+        fuzzer = Fuzzer(wsgi_schema(app), build_world(), app=app)
+        current.append(fuzzer)
+        yield fuzzer
+    cache.clear()
+
+
+def assert_clean(tally: Tally, identity: str) -> None:
+    text = report(tally, f"API fuzzing as the {identity}")
+    assert tally.server_errors == [], text
+    assert {name: tally.failures.get(name, 0) for name in ALL_CHECKS} == dict.fromkeys(ALL_CHECKS, 0), text
+    assert tally.generation_errors == [], text
+    assert tally.invariant_errors == [], text
+
+
+def test_every_operation_as_a_seated_player(fuzzer):
+    tally = fuzzer.run(identities=(PLAYER,), examples=EXAMPLES, more_examples=MORE_EXAMPLES, derandomize=True)
+
+    assert_clean(tally, PLAYER)
+    assert tally.cases >= 60
+    # Real ids reach the views: games are read and acted in, not only 404s.
+    assert tally.statuses["GET /api/v1/games/{game_id} -> 200"] > 0, tally.statuses
+    assert tally.statuses["GET /api/v1/games/{game_id}/legal-actions -> 200"] > 0, tally.statuses
+    assert any(key.startswith("POST /api/v1/games/{game_id}/actions -> 422") for key in tally.statuses)
+    assert tally.actions_played > 0, tally.statuses
+
+
+def test_every_operation_as_a_stranger(fuzzer):
+    tally = fuzzer.run(identities=(STRANGER,), examples=EXAMPLES, more_examples=MORE_EXAMPLES, derandomize=True)
+
+    assert_clean(tally, STRANGER)
+    assert tally.cases >= 60
+    assert tally.statuses["GET /api/v1/games/{game_id} -> 200"] > 0, tally.statuses
+    assert tally.statuses["GET /api/v1/games/{game_id}/legal-actions -> 403 not_a_player"] > 0, tally.statuses
+    assert tally.actions_played == 0
