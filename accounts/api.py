@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from games.api.serializers import TokenSerializer
@@ -15,6 +15,7 @@ from games.errors import NotFound
 from .auth_helpers import request_user
 from .models import ApiToken
 from .services import create_api_token, revoke_api_token
+from .throttles import ScopedRateThrottle
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json).")
 

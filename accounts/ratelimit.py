@@ -6,10 +6,13 @@ with invitations) use these, keyed by user or by real client address.
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 
+logger = logging.getLogger(__name__)
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -35,10 +38,14 @@ def hit(key: str, rate: str) -> int | None:
     """Count one use of ``key``; the seconds to wait if ``rate`` is exceeded."""
     limit, period = parse_rate(rate)
     cache_key = f"ratelimit:{key}"
-    cache.add(cache_key, 0, timeout=period)
     try:
-        count = cache.incr(cache_key)
-    except ValueError:  # expired between add and incr
-        cache.set(cache_key, 1, timeout=period)
-        count = 1
+        cache.add(cache_key, 0, timeout=period)
+        try:
+            count = cache.incr(cache_key)
+        except ValueError:  # expired between add and incr
+            cache.set(cache_key, 1, timeout=period)
+            count = 1
+    except Exception:  # the cache (Redis) is down: a limit counter must not stop the site
+        logger.warning("rate limit cache unavailable; %s allowed", key, exc_info=True)
+        return None
     return period if count > limit else None

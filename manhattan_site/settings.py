@@ -206,8 +206,8 @@ REST_FRAMEWORK = {
     # Every API request counts against its user (token or session) or address;
     # creating games (which emails invitees) and tokens have tighter limits.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.UserRateThrottle",
-        "rest_framework.throttling.AnonRateThrottle",
+        "accounts.throttles.UserRateThrottle",
+        "accounts.throttles.AnonRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "user": env("THROTTLE_USER", "1200/minute"),

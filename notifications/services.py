@@ -25,7 +25,8 @@ from games.models import Game, Seat
 from .models import DIGESTIBLE, Kind, Notification, Preference
 
 logger = logging.getLogger(__name__)
-MAX_ATTEMPTS = 8
+MAX_BACKOFF = timedelta(hours=1)
+GIVE_UP_AFTER = timedelta(days=3)
 
 
 def preference_for(user: User) -> Preference:
@@ -165,7 +166,7 @@ def deliver(notification_id: int) -> bool:
 
     The row stays locked while the mail is handed to the server, so a second
     worker (a redelivered task, the sweep) skips it, and afterwards sees it
-    sent. Failures back off exponentially and give up after MAX_ATTEMPTS.
+    sent. Failures back off exponentially and give up after GIVE_UP_AFTER (by age).
     """
     from .emails import build_message
 
@@ -189,8 +190,11 @@ def deliver(notification_id: int) -> bool:
         except Exception as error:
             notification.attempts += 1
             notification.last_error = f"{type(error).__name__}: {error}"[:2000]
-            notification.next_attempt = now + timedelta(seconds=30 * 2**notification.attempts)
-            if notification.attempts >= MAX_ATTEMPTS:
+            backoff = timedelta(seconds=30 * 2 ** min(notification.attempts, 12))
+            notification.next_attempt = now + min(backoff, MAX_BACKOFF)
+            # Give up by age, not by attempts: a mail server down for a few hours
+            # must not lose the emails written meanwhile.
+            if now - notification.created > GIVE_UP_AFTER:
                 notification.status = Notification.Status.FAILED
             notification.save(update_fields=["attempts", "last_error", "next_attempt", "status"])
             logger.warning("delivery of notification %s failed: %s", notification.pk, error)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import InterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
@@ -63,6 +65,12 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         )
     if isinstance(exc, GameError):
         return problem_response(exc.status, exc.code, exc.message, **exc.extra)
+    if isinstance(exc, (DatabaseOperationalError, InterfaceError)):
+        # The transaction rolled back: retrying is safe (versions and
+        # Idempotency-Keys cover a commit whose answer was lost).
+        return problem_response(
+            503, "database_unavailable", "The database is briefly unavailable; try again.", headers={"Retry-After": "1"}
+        )
     if isinstance(exc, RecursionError):  # JSON nested too deeply for the parser
         return problem_response(400, "malformed_request", "The JSON body is nested too deeply.")
     if isinstance(exc, RequestDataTooBig):

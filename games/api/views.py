@@ -17,10 +17,11 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import permissions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.throttles import ScopedRateThrottle
 from games import engine, services
 from games.engine import SIDE_NAMES, Action
 from games.errors import GameError, StaleVersion, Unprocessable, VersionRequired
