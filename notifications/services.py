@@ -313,9 +313,8 @@ def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> in
 
     now = now or timezone.now()
     moved = 0
-    for public_id, timeout_at in Game.objects.filter(timeout_at__lte=now, status=Game.Status.ACTIVE).values_list(
-        "public_id", "timeout_at"
-    )[:limit]:
+    due = Game.objects.filter(timeout_at__lte=now, status=Game.Status.ACTIVE).order_by("timeout_at")  # oldest first
+    for public_id, timeout_at in due.values_list("public_id", "timeout_at")[:limit]:
         if play_timeout_move(game_id=public_id, due_at=timeout_at):
             moved += 1
     return moved
