@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.messages import get_messages
-from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -23,14 +22,6 @@ pytestmark = pytest.mark.django_db
 
 API = "/api/v1"
 RAW_TOKEN = re.compile(r"mbm_[A-Za-z0-9_-]{20,}")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttles() -> Iterator[None]:
-    """Throttle counters live in the cache, which outlives each test's database."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def bearer(raw: str) -> APIClient:

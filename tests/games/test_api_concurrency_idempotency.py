@@ -9,38 +9,17 @@ engine's record of the stored log.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from accounts.models import User
 from games import engine, services
 from games.models import Game, GameEvent, IdempotencyKey
 
 pytestmark = pytest.mark.django_db
 
 API = "/api/v1"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttles() -> Iterator[None]:
-    """Throttle counters live in the cache, which outlives each test's database."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def api(client_for: Callable[[User | None], APIClient]) -> Callable[[User | None], APIClient]:
-    def make(user: User | None) -> APIClient:
-        client = client_for(user)
-        client.raise_request_exception = False
-        return client
-
-    return make
 
 
 def event_count(game: Game) -> int:

@@ -4,12 +4,10 @@ stable ``code``, and never a 500; no refused request changes a game's log."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -21,26 +19,6 @@ pytestmark = pytest.mark.django_db
 
 API = "/api/v1"
 PROBLEM = "application/problem+json"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttles() -> Iterator[None]:
-    """Throttle counters live in the cache, which outlives each test's database."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def api(client_for: Callable[[User | None], APIClient]) -> Callable[[User | None], APIClient]:
-    """Clients that report a server error as a 500 response instead of raising it."""
-
-    def make(user: User | None) -> APIClient:
-        client = client_for(user)
-        client.raise_request_exception = False
-        return client
-
-    return make
 
 
 def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:

@@ -8,11 +8,10 @@ only the caller's games; a non-player sees public information only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
@@ -25,14 +24,6 @@ pytestmark = pytest.mark.django_db
 API = "/api/v1"
 PROBLEM = "application/problem+json"
 Make = Callable[[User], APIClient]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttles() -> Iterator[None]:
-    """Throttle counters live in the cache, which outlives each test's database."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def session_client(user: User, *, enforce_csrf: bool = False) -> APIClient:

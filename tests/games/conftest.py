@@ -1,0 +1,22 @@
+"""Fixtures shared by the games API tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import User
+
+
+@pytest.fixture
+def api(client_for: Callable[[User | None], APIClient]) -> Callable[[User | None], APIClient]:
+    """Clients that report a server error as a 500 response instead of raising it."""
+
+    def make(user: User | None) -> APIClient:
+        client = client_for(user)
+        client.raise_request_exception = False
+        return client
+
+    return make
