@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, models, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet, prefetch_related_objects
 from django.utils import timezone
 
 from accounts.models import User
@@ -65,10 +65,19 @@ def games_of(user: User) -> QuerySet[Game]:
 
 
 def get_game(public_id: Any) -> Game:
+    """The game with this public id, its seats loaded (see ``with_seats``)."""
     try:
-        return Game.objects.get(public_id=public_id)
+        return with_seats(Game.objects.get(public_id=public_id))
     except (Game.DoesNotExist, ValueError, TypeError, DjangoValidationError) as error:
         raise NotFound("There is no game with this id.", code="game_not_found") from error
+
+
+def with_seats(game: Game) -> Game:
+    """``game`` with its seats (and their users) loaded in one query, so that
+    every later ``game.seats.all()`` of the request (permission checks, the
+    response body, reminders, notifications) reads them from memory."""
+    prefetch_related_objects([game], Prefetch("seats", queryset=Seat.objects.select_related("user")))
+    return game
 
 
 def event_payloads(game: Game, upto: int | None = None) -> list[engine.Event]:
@@ -85,9 +94,11 @@ def load_state(game: Game, upto: int | None = None) -> GameState | None:
 
 
 def seat_of(game: Game, user: Any) -> Seat | None:
+    """``user``'s seat in ``game``; reads the seats loaded by ``with_seats``
+    when they are (one query otherwise)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
-    return game.seats.filter(user=user).first()
+    return next((seat for seat in game.seats.all() if seat.user_id == user.pk), None)
 
 
 # --- the lobby -------------------------------------------------------------------
@@ -178,7 +189,7 @@ def join_game(*, game: Game, user: User, seat_index: int | None = None) -> Seat:
 def start_game(*, game: Game, user: User) -> Game:
     """Deal and begin: only the creator, and only when every seat is filled."""
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game.pk)
+        game = with_seats(Game.objects.select_for_update().get(pk=game.pk))
         if game.creator_id != user.pk:
             raise Forbidden("Only the game's creator can start it.", code="not_creator")
         if game.status != Game.Status.LOBBY:
@@ -210,9 +221,20 @@ def _chance(seed: str, version: int) -> random.Random:
     return random.Random(f"{seed}:{version}")
 
 
+def _lock_game(public_id: Any) -> Game:
+    """The game row locked until the transaction ends, with its secret and
+    its seats loaded: one locking query (only the game row is locked: the
+    secret may not exist yet, and PostgreSQL refuses to lock the null side
+    of an outer join) and one for the seats."""
+    try:
+        game = Game.objects.select_for_update(of=("self",)).select_related("secret").get(public_id=public_id)
+    except (Game.DoesNotExist, ValueError, TypeError, DjangoValidationError) as error:
+        raise NotFound("There is no game with this id.", code="game_not_found") from error
+    return with_seats(game)
+
+
 def _locked_active_game(public_id: Any) -> Game:
-    game = get_game(public_id)
-    game = Game.objects.select_for_update().get(pk=game.pk)
+    game = _lock_game(public_id)
     if game.status != Game.Status.ACTIVE:
         raise Conflict(f"This game is {game.get_status_display().lower()}.", code=f"game_{game.status}")
     return game
@@ -235,8 +257,7 @@ def submit_action(
     no new event, and a reuse of the key with another body is refused.
     """
     with transaction.atomic():
-        game = get_game(game_id)
-        game = Game.objects.select_for_update().get(pk=game.pk)
+        game = _lock_game(game_id)
         if idempotency_key:
             stored = IdempotencyKey.objects.filter(user=user, game=game, key=idempotency_key).first()
             if stored is not None:
@@ -283,7 +304,7 @@ def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK) -> int:
                 game = _locked_active_game(game_id)
             except GameError:
                 return moves
-            seat = game.seats.filter(index=game.to_act_seat).first() if game.to_act_seat is not None else None
+            seat = _seat_at(game, game.to_act_seat)
             if seat is None or not seat.is_bot:
                 return moves
             state = _fold_locked(game)
@@ -307,7 +328,8 @@ def play_timeout_move(*, game_id: Any, due_at: Any) -> bool:
             return False
         if game.timeout_at is None or game.timeout_at != due_at or game.to_act_seat is None:
             return False
-        seat = game.seats.select_related("user").get(index=game.to_act_seat)
+        seat = _seat_at(game, game.to_act_seat)
+        assert seat is not None
         state = _fold_locked(game)
         seed = game.secret.seed
         action = bot_for("greedy")(
@@ -360,6 +382,25 @@ def _fold_locked(game: Game) -> GameState:
     return state
 
 
+# What ``_append`` changes: saving only these keeps a move from rewriting the
+# options, the creator and the reminder policy with the values it read.
+_APPEND_FIELDS = [
+    "version",
+    "phase",
+    "round",
+    "to_act_seat",
+    "turn_since",
+    "status",
+    "finished",
+    "started",
+    "engine_version",
+    "next_reminder_at",
+    "timeout_at",
+    "reminders_sent",
+    "updated",
+]
+
+
 def _append(game: Game, state: GameState, events: list[engine.Event], *, seat: int | None, actor: User | None) -> None:
     """Append ``events`` after the game's last one and bring the game's
     denormalised fields in step. Runs inside the caller's transaction with
@@ -391,17 +432,18 @@ def _append(game: Game, state: GameState, events: list[engine.Event], *, seat: i
         game.status = Game.Status.FINISHED
         game.finished = now
     notifications.schedule_turn(game, now)
-    game.save()
+    game.save(update_fields=_APPEND_FIELDS)
     notifications.record_game_notifications(game=game, state=state, events=events, first_seq=first, acting_seat=seat)
     _after_commit(game, state)
 
 
+def _seat_at(game: Game, index: int | None) -> Seat | None:
+    return next((seat for seat in game.seats.all() if seat.index == index), None)
+
+
 def _after_commit(game: Game, state: GameState) -> None:
-    bot_to_act = (
-        game.status == Game.Status.ACTIVE
-        and state.to_act is not None
-        and game.seats.filter(index=state.to_act).exclude(bot="").exists()
-    )
+    seat = _seat_at(game, state.to_act)
+    bot_to_act = game.status == Game.Status.ACTIVE and seat is not None and seat.is_bot
     if bot_to_act:
         public_id = str(game.public_id)
         transaction.on_commit(lambda: _enqueue_bot_turns(public_id))

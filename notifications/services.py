@@ -70,7 +70,8 @@ def _enqueue_delivery(pk: int) -> None:
 
 
 def _humans(game: Game) -> dict[int, Seat]:
-    return {seat.index: seat for seat in game.seats.select_related("user") if seat.user is not None}
+    # .all() reads the seats the caller loaded (games.services.with_seats), if it did.
+    return {seat.index: seat for seat in game.seats.all() if seat.user is not None}
 
 
 def record_game_notifications(
@@ -227,7 +228,7 @@ def schedule_turn(game: Game, now: datetime) -> None:
     """Set the reminder clock for the turn that just began (called as the
     game's denormalised fields are updated; saved by the caller)."""
     seat = game.to_act_seat
-    human = seat is not None and game.seats.filter(index=seat, user__isnull=False).exists()
+    human = seat is not None and any(s.index == seat and s.user_id is not None for s in game.seats.all())
     if game.status != Game.Status.ACTIVE or not human:
         game.next_reminder_at = None
         game.timeout_at = None

@@ -6,6 +6,7 @@ secrets); serializers here only validate input and document shapes.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from rest_framework import serializers
@@ -128,6 +129,56 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
     def get_my_turn(self, game: Game) -> bool:
         seat = self._my_seat(game)
         return seat is not None and game.status == Game.Status.ACTIVE and game.to_act_seat == seat
+
+    def to_representation(self, instance: Game) -> dict[str, Any]:
+        """The fields declared above, written out by hand.
+
+        This summary is in every move's response and every game read, and
+        DRF's field-by-field walk costs about 1.5 ms for it, more than the
+        move itself. The declared fields still document the shape (OpenAPI);
+        ``tests/games/test_api_summary.py`` checks that this gives exactly
+        what DRF's generic ``to_representation`` gives.
+        """
+        user_id = self.context["request"].user.pk
+        seats = list(instance.seats.all())
+        mine = next((seat.index for seat in seats if seat.user_id == user_id), None)
+        return {
+            "id": str(instance.public_id),
+            "status": instance.status,
+            "options": instance.options,
+            "version": instance.version,
+            "phase": instance.phase,
+            "round": instance.round,
+            "to_act_seat": instance.to_act_seat,
+            "turn_since": _datetime(instance.turn_since),
+            "created": _datetime(instance.created),
+            "started": _datetime(instance.started),
+            "finished": _datetime(instance.finished),
+            "reminder_first_hours": instance.reminder_first_hours,
+            "reminder_every_hours": instance.reminder_every_hours,
+            "timeout_hours": instance.timeout_hours,
+            "seats": [
+                {
+                    "index": seat.index,
+                    "side": seat.side,
+                    "colours": seat.colours,
+                    "bot": seat.bot,
+                    "player": seat.user.public_name if seat.user is not None else None,
+                    "invited": bool(seat.invited_email) and seat.user_id is None,
+                }
+                for seat in seats
+            ],
+            "my_seat": mine,
+            "my_turn": mine is not None and instance.status == Game.Status.ACTIVE and instance.to_act_seat == mine,
+        }
+
+
+_DATETIME = serializers.DateTimeField()
+
+
+def _datetime(value: datetime | None) -> str | None:
+    """A time as DRF writes it (ISO 8601 in the current time zone, "Z" for UTC)."""
+    return None if value is None else _DATETIME.to_representation(value)
 
 
 class TokenSerializer(serializers.Serializer[Any]):
