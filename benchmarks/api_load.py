@@ -11,7 +11,8 @@ What it does, in order (everything bounded in time or count, all traffic to 127.
    gunicorn configuration, each game seating four distinct benchmark users and
    started through ``games.services``. No seat is a bot, so every action goes
    over HTTP and nothing is queued for Celery.
-3. **Server.** Starts ``gunicorn manhattan_site.wsgi -w W --threads 1`` on a
+3. **Server.** Starts ``gunicorn manhattan_site.wsgi -w W --threads 1`` (sync workers;
+   ``--worker-class gthread --threads T`` for keep-alive connections) on a
    free port of 127.0.0.1 (``DEBUG=false``, development mode, persistent DB
    connections), waits until it answers, and warms every worker up. With
    ``--workers 4,5`` each worker count gets its own server and its own games.
@@ -135,6 +136,8 @@ class Config:
     games: int
     client_procs: int
     client_lib: str
+    worker_class: str
+    threads: int
     seed: int
     keep_database: bool
     profile: bool
@@ -178,6 +181,13 @@ def parse_args(argv: list[str] | None = None) -> Config:
         default="requests",
         help="the clients' HTTP library: requests.Session, or a lighter http.client connection",
     )
+    parser.add_argument(
+        "--worker-class",
+        choices=["sync", "gthread"],
+        default="sync",
+        help="gunicorn's worker class: sync closes the connection after each response, gthread keeps it alive",
+    )
+    parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker (gthread)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' random choices")
     parser.add_argument("--keep-database", action="store_true", help="do not drop the database at the end")
     parser.add_argument("--profile", action="store_true", help="also profile actions in-process (cProfile)")
@@ -208,6 +218,8 @@ def parse_args(argv: list[str] | None = None) -> Config:
         games=games,
         client_procs=min(args.client_procs, clients),
         client_lib=args.client_lib,
+        worker_class=args.worker_class,
+        threads=max(1, args.threads),
         seed=args.seed,
         keep_database=args.keep_database,
         profile=args.profile or args.profile_only,
@@ -493,7 +505,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gunicorn(workers: int, env: dict[str, str], token: str, log_dir: str) -> Iterator[tuple[str, int, Path]]:
+def gunicorn(
+    workers: int, env: dict[str, str], token: str, log_dir: str, worker_class: str = "sync", threads: int = 1
+) -> Iterator[tuple[str, int, Path]]:
     """A gunicorn on 127.0.0.1 answering ``/api/v1/me``; stopped on the way out, whatever happens.
 
     Yields its URL, its master's pid and its access log (``ACCESS_FORMAT``)."""
@@ -509,8 +523,10 @@ def gunicorn(workers: int, env: dict[str, str], token: str, log_dir: str) -> Ite
         "manhattan_site.wsgi",
         "-w",
         str(workers),
+        "-k",
+        worker_class,
         "--threads",
-        "1",
+        str(threads),
         "-b",
         f"127.0.0.1:{port}",
         "--timeout",
@@ -1025,7 +1041,7 @@ def one_run(
         log(f"[w={workers}] {background} cores busy elsewhere: waiting for quiet")
     if background > QUIET_CORES:
         log(f"[w={workers}] warning: {background} cores were busy before the run; the figures will suffer")
-    with gunicorn(workers, env, tokens[0], log_dir) as (base, pid, access_log):
+    with gunicorn(workers, env, tokens[0], log_dir, cfg.worker_class, cfg.threads) as (base, pid, access_log):
         log(f"[w={workers}] gunicorn pid {pid} on {base}; warming up {cfg.warmup:.0f} s")
         run_clients("floor", base, cfg, Control(cfg.warmup, cfg.warmup), [], tokens)
 
@@ -1213,7 +1229,8 @@ def report(results: dict[str, Any]) -> str:
         f"API load: {results['machine']}",
         f"command: {results['command']}",
         f"clients: {c['clients']} threads in {c['client_procs']} process(es) using {c['client_lib']};"
-        f" {c['duration_s']:g} s of games, {c['floor_duration_s']:g} s of floor per run",
+        f" {c['duration_s']:g} s of games, {c['floor_duration_s']:g} s of floor per run;"
+        f" gunicorn {c['worker_class']} workers, {c['threads']} thread(s) each",
         "",
     ]
     for run in results["runs"]:
@@ -1224,7 +1241,8 @@ def report(results: dict[str, Any]) -> str:
             return f"target {t[name]['target']}: {'met' if t[name]['met'] else 'MISSED'}"
 
         lines += [
-            f"gunicorn -w {run['workers']} --threads 1, {results['config']['clients']} concurrent games"
+            f"gunicorn -w {run['workers']} -k {c['worker_class']} --threads {c['threads']},"
+            f" {results['config']['clients']} concurrent games"
             f" (cores busy before the run: {run['background_cores']}):",
             f"  accepted actions/s     {g['actions_per_s']:>9.1f}   {mark('actions_per_s')}",
             f"  all requests/s         {g['requests_per_s']:>9.1f}   (GET legal-actions + POST actions)",
@@ -1308,6 +1326,8 @@ def main(argv: list[str] | None = None) -> int:
             "games_per_run": cfg.games,
             "client_procs": cfg.client_procs,
             "client_lib": cfg.client_lib,
+            "worker_class": cfg.worker_class,
+            "threads": cfg.threads,
         },
         "runs": [],
     }
