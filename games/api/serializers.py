@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine.bots import BOTS
@@ -50,20 +52,36 @@ class ReminderPolicySerializer(serializers.Serializer[Any]):
 class CreateGameSerializer(serializers.Serializer[Any]):
     options = GameOptionsSerializer(required=False)
     reminders = ReminderPolicySerializer(required=False)
-    seats = SeatSpecSerializer(many=True, allow_empty=False)
-
-    def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        if not 2 <= len(seats) <= 4:
-            raise serializers.ValidationError("Manhattan is played by 2, 3 or 4 players: give 2 to 4 seats.")
-        return seats
+    seats: serializers.ListSerializer[Any] = serializers.ListSerializer(
+        child=SeatSpecSerializer(),
+        min_length=2,
+        max_length=4,
+        error_messages={
+            "min_length": "Manhattan is played by 2, 3 or 4 players: give 2 to 4 seats.",
+            "max_length": "Manhattan is played by 2, 3 or 4 players: give 2 to 4 seats.",
+        },
+    )
 
 
 class JoinSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}},
+            {"type": "string", "minLength": 1, "maxLength": 500},
+        ]
+    }
+)
+class ActionField(serializers.JSONField):
+    """An action: a JSON object with a ``type``, or a move in notation (the
+    engine says which actions are legal; the schema only gives the shape)."""
+
+
 class ActionRequestSerializer(serializers.Serializer[Any]):
-    action = serializers.JSONField(
+    action = ActionField(
         help_text="The action as JSON ({'type': 'place', 'card': 5, 'city': 3, 'size': 2}) "
         "or as a string in move notation ('card 5 city 3 size 2')."
     )
@@ -181,9 +199,20 @@ def _datetime(value: datetime | None) -> str | None:
     return None if value is None else _DATETIME.to_representation(value)
 
 
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would store the number 8576
+    as "8576", which the schema (type: string) says is refused."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
 class TokenSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(read_only=True)
-    name = serializers.CharField(max_length=80)
+    # Names are trimmed: one of only spaces is blank, which the pattern says too.
+    name = StrictCharField(max_length=80, validators=[RegexValidator(r"\S", "A name needs a visible character.")])
     prefix = serializers.CharField(read_only=True)
     created = serializers.DateTimeField(read_only=True)
     last_used = serializers.DateTimeField(read_only=True, allow_null=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from django.db.models import F, QuerySet
@@ -72,18 +73,25 @@ class GameListView(APIView):
             OpenApiParameter(
                 "status", str, enum=[s.value for s in Game.Status], description="Only games in this status."
             ),
-            OpenApiParameter("my_turn", bool, description="Only games where it is my turn."),
+            OpenApiParameter(
+                "my_turn",
+                {"type": "string", "enum": ["true", "false", "1", "0"]},
+                description="Only games where it is my turn (true or 1), or all of them.",
+            ),
         ],
         responses={200: GameSummarySerializer(many=True), 400: PROBLEM},
     )
     def get(self, request: Request) -> Response:
         games: QuerySet[Game] = services.games_of(request_user(request)).prefetch_related("seats__user")
         wanted = request.query_params.get("status")
-        if wanted:
+        if wanted is not None:  # present, even empty: one of the documented values
             if wanted not in Game.Status.values:
                 raise Unprocessable(f"Unknown status {wanted!r}.", code="bad_filter", status=400)
             games = games.filter(status=wanted)
-        if request.query_params.get("my_turn", "").lower() in ("1", "true", "yes"):
+        my_turn = request.query_params.get("my_turn", "false")
+        if my_turn not in ("true", "false", "1", "0"):
+            raise Unprocessable("'my_turn' is true or false (or 1 or 0).", code="bad_filter", status=400)
+        if my_turn in ("true", "1"):
             games = games.filter(
                 status=Game.Status.ACTIVE, seats__user=request_user(request), seats__index=F("to_act_seat")
             )
@@ -173,6 +181,10 @@ def parse_action(raw: Any) -> Action:
     return engine.action_from_json(raw)
 
 
+# What If-Match may hold (``_expected_version``): the schema states the same.
+IF_MATCH_PATTERN = r'^\s*(W/)?"?([0-9]{1,12})"?\s*$'
+
+
 def _is_small_number(value: str) -> bool:
     """ASCII digits only (``isdigit`` also accepts "²" and "١"), and short."""
     return value.isascii() and value.isdigit() and len(value) <= 12
@@ -181,13 +193,13 @@ def _is_small_number(value: str) -> bool:
 def _expected_version(request: Request, body: dict[str, Any]) -> tuple[int, bool]:
     """The version the action was made against, and whether If-Match said so."""
     header = request.headers.get("If-Match")
-    if header:
-        value = header.strip().removeprefix("W/").strip('"')
-        if not _is_small_number(value):
+    if header is not None:
+        match = re.fullmatch(IF_MATCH_PATTERN, header)
+        if match is None:
             raise GameError(
                 'If-Match must be the game\'s version in quotes, e.g. "12".', code="bad_if_match", status=400
             )
-        return int(value), True
+        return int(match[2]), True
     if body.get("expected_version") is not None:
         return int(body["expected_version"]), False
     raise VersionRequired('Send the version your action was made against: If-Match: "<version>" or expected_version.')
@@ -198,8 +210,18 @@ class ActionsView(APIView):
         summary="Take an action",
         request=ActionRequestSerializer,
         parameters=[
-            OpenApiParameter("If-Match", str, OpenApiParameter.HEADER, description='The game version, e.g. "12".'),
-            OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, description="Makes retries safe."),
+            OpenApiParameter(
+                "If-Match",
+                {"type": "string", "pattern": IF_MATCH_PATTERN},
+                OpenApiParameter.HEADER,
+                description='The game version the action was made against, in quotes: "12" (or W/"12").',
+            ),
+            OpenApiParameter(
+                "Idempotency-Key",
+                {"type": "string", "minLength": 1, "maxLength": 255},
+                OpenApiParameter.HEADER,
+                description="Makes retries safe: the same key and body get the stored answer, and no new event.",
+            ),
         ],
         responses={
             200: JSON_OBJECT,
@@ -253,7 +275,13 @@ class ActionsView(APIView):
 class EventsView(APIView):
     @extend_schema(
         summary="The game's log as I may see it",
-        parameters=[OpenApiParameter("after", int, description="Only events after this sequence number.")],
+        parameters=[
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": 999_999_999_999},
+                description="Only events after this sequence number.",
+            )
+        ],
         responses={200: JSON_OBJECT, 400: PROBLEM, 404: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
