@@ -19,7 +19,8 @@ from accounts import links
 from games import engine, services
 from games.engine import COLOUR_NAMES
 
-from .models import UNSUBSCRIBABLE, Kind, Notification
+from .email_parts import game_parts
+from .models import UNSUBSCRIBABLE, Kind, Notification, Preference
 from .replies import reply_address
 
 TEXT_SYMBOL = {"red": "R", "blue": "B", "green": "G", "yellow": "Y"}
@@ -98,6 +99,9 @@ def email_context(notification: Notification) -> dict[str, Any]:
         return context
     assert user is not None
     context["link"] = links.game_url(user, str(game.public_id))
+    # The seats and their players, read once here: the templates name the
+    # other players in several places of both parts.
+    context["seats"] = list(game.seats.select_related("user"))
     seq = notification.context.get("seq") or game.version
     state = services.load_state(game, upto=seq)
     if state is not None and notification.seat is not None:
@@ -117,6 +121,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
             context["legal_summary"] = _legal_summary(legal)
         if state.is_finished:
             context["winners"] = list(state.winners)
+        context.update(game_parts(context))
     return context
 
 
@@ -129,7 +134,9 @@ def _login_link(notification: Notification) -> str:
     return links.login_url(user, notification.context.get("next", ""))
 
 
-def _language(notification: Notification) -> str:
+def _language(notification: Notification, preference: Preference | None = None) -> str:
+    if preference is not None:
+        return preference.language
     if notification.user is not None:
         from .services import preference_for
 
@@ -137,9 +144,13 @@ def _language(notification: Notification) -> str:
     return settings.LANGUAGE_CODE
 
 
-def build_message(notification: Notification) -> EmailMultiAlternatives:
-    """The email for ``notification``, with text and HTML parts and its headers."""
-    with translation.override(_language(notification)):
+def build_message(notification: Notification, preference: Preference | None = None) -> EmailMultiAlternatives:
+    """The email for ``notification``, with text and HTML parts and its headers.
+
+    ``preference`` is the recipient's, when the caller has read it already
+    (``deliver`` does); otherwise it is read here.
+    """
+    with translation.override(_language(notification, preference)):
         context = email_context(notification)
         name = f"emails/{notification.kind}"
         subject = " ".join(render_to_string(f"{name}-subject.txt", context).split())

@@ -148,11 +148,21 @@ def send_login_link(email: str, *, next_path: str = "") -> None:
 # --- delivery ------------------------------------------------------------------------
 
 
-def _suppressed_by_preferences(notification: Notification) -> str | None:
-    """The status a notification takes instead of being sent, if any."""
-    if notification.user is None or notification.kind in (Kind.LOGIN, Kind.MOVE_REFUSED):
+def _loaded_preference(user: User | None) -> Preference | None:
+    """``user``'s preferences as read with the notification (``select_related``),
+    or made now if they have none yet."""
+    if user is None:
         return None
-    preference = preference_for(notification.user)
+    try:
+        return user.preference
+    except Preference.DoesNotExist:
+        return preference_for(user)
+
+
+def _suppressed_by_preferences(notification: Notification, preference: Preference | None) -> str | None:
+    """The status a notification takes instead of being sent, if any."""
+    if preference is None or notification.kind in (Kind.LOGIN, Kind.MOVE_REFUSED):
+        return None
     if notification.kind in preference.unsubscribed:
         return Notification.Status.SKIPPED
     if preference.frequency == Preference.Frequency.NONE and notification.kind != Kind.INVITATION:
@@ -170,24 +180,26 @@ def deliver(notification_id: int) -> bool:
     sent. Failures back off exponentially and give up after GIVE_UP_AFTER (by age).
     """
     from .emails import build_message
+    from .mailer import send
 
     with transaction.atomic():
         notification = (
             Notification.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("user", "game")
+            .select_related("user__preference", "game")
             .filter(pk=notification_id, status=Notification.Status.PENDING)
             .first()
         )
         if notification is None:
             return False
-        suppressed = _suppressed_by_preferences(notification)
+        preference = _loaded_preference(notification.user)
+        suppressed = _suppressed_by_preferences(notification, preference)
         if suppressed is not None:
             notification.status = suppressed
             notification.save(update_fields=["status"])
             return False
         now = timezone.now()
         try:
-            build_message(notification).send()
+            send(build_message(notification, preference))
         except Exception as error:
             notification.attempts += 1
             notification.last_error = f"{type(error).__name__}: {error}"[:2000]

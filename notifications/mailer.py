@@ -1,0 +1,89 @@
+"""Handing emails to the mail server: one SMTP connection per worker thread,
+reused from one email to the next.
+
+Opening a connection (TCP, EHLO, and with a real relay TLS and AUTH) cost more
+than sending a turn email over it. A connection is reused only while it is
+fresh — used within the last ``MAX_IDLE_S`` and for fewer than
+``MAX_PER_CONNECTION`` emails — well inside the idle timeout and the
+per-connection limits of common servers. A connection that raised once is
+closed and never reused. Reuse changes nothing in what is recorded: ``deliver``
+still sends one message per call inside its locked row, and a failure is still
+a failed attempt of that notification (retried with back-off, never twice
+after a success).
+
+Other backends (the file backend of development, locmem in the tests, an API
+backend) are used as before, one ``send()`` per email.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import EmailMessage, get_connection
+
+SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+MAX_IDLE_S = 10.0
+MAX_PER_CONNECTION = 50
+
+
+class _Connection(threading.local):
+    backend: Any = None
+    settings_key: tuple[Any, ...] = ()
+    last_used = 0.0
+    sent = 0
+
+
+_local = _Connection()
+
+
+def _settings_key() -> tuple[Any, ...]:
+    return tuple(
+        getattr(settings, name, None)
+        for name in (
+            "EMAIL_HOST",
+            "EMAIL_PORT",
+            "EMAIL_HOST_USER",
+            "EMAIL_HOST_PASSWORD",
+            "EMAIL_USE_TLS",
+            "EMAIL_USE_SSL",
+            "EMAIL_TIMEOUT",
+        )
+    )
+
+
+def close() -> None:
+    """Close this thread's connection, if it has one (quietly: it may be broken)."""
+    backend, _local.backend = _local.backend, None
+    if backend is not None:
+        backend.close()  # Django's close() ignores the errors of a broken connection
+
+
+def _connection() -> Any:
+    key = _settings_key()
+    now = time.monotonic()
+    stale = _local.settings_key != key or now - _local.last_used > MAX_IDLE_S or _local.sent >= MAX_PER_CONNECTION
+    if _local.backend is not None and stale:
+        close()
+    if _local.backend is None:
+        backend = get_connection(SMTP_BACKEND)
+        backend.open()
+        _local.backend, _local.settings_key, _local.sent = backend, key, 0
+    return _local.backend
+
+
+def send(message: EmailMessage) -> None:
+    """Send ``message``; raises when the server did not take it."""
+    if settings.EMAIL_BACKEND != SMTP_BACKEND:
+        message.send()
+        return
+    backend = _connection()
+    try:
+        backend.send_messages([message])
+    except BaseException:
+        close()
+        raise
+    _local.sent += 1
+    _local.last_used = time.monotonic()

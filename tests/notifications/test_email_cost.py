@@ -1,0 +1,184 @@
+"""What keeps a turn email cheap: the board and the other game parts built in
+Python with everything they showed before, a bounded number of queries per
+email, an HTML part short-lined enough for 8bit, and one SMTP connection
+reused from one email to the next."""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from django.test import override_settings
+from django.utils import translation
+
+from games.models import Game
+from notifications import emails, mailer
+from notifications import services as notifications
+from notifications.email_parts import HEX, board_html
+from notifications.models import Kind, Notification, Preference
+from tests.notifications.helpers import latest, parts, placement_turn_of, play_until
+
+pytestmark = pytest.mark.django_db
+
+LOT = re.compile(
+    r'<td width="34" height="34" align="center" valign="middle" bgcolor="(#[0-9a-f]{6})" '
+    r'title="City (\d), lot (\d): (\d+) storeys" style="[^"]*color:(#[0-9a-f]{6});[^"]*">'
+    r'<div style="[^"]*">(\d+)</div><div style="[^"]*">([^<]*)</div></td>'
+)
+
+
+def sample_view() -> dict[str, Any]:
+    """A board with a building of each owner, a mixed tower and empty lots."""
+    board: list[list[dict[str, Any] | None]] = [[None] * 9 for _ in range(6)]
+    board[0][0] = {"owner": "red", "height": 1, "storeys": {"red": 1}}
+    board[0][4] = {"owner": "yellow", "height": 7, "storeys": {"red": 3, "yellow": 4}}
+    board[2][8] = {"owner": "blue", "height": 12, "storeys": {"blue": 8, "green": 4}}
+    board[5][6] = {"owner": "green", "height": 2, "storeys": {"green": 2}}
+    return {"board": board}
+
+
+def test_the_board_shows_every_lot_its_height_owner_and_storeys():
+    view = sample_view()
+    with translation.override("en"):
+        markup = str(board_html(view))
+    assert markup.count('<td width="34" height="34"') == 54
+    built = {(int(m.group(2)), int(m.group(3))): m for m in LOT.finditer(markup)}
+    expected = {
+        (city + 1, lot + 1): b for city, lots in enumerate(view["board"]) for lot, b in enumerate(lots) if b is not None
+    }
+    assert set(built) == set(expected)
+    for place, building in expected.items():
+        cell = built[place]
+        assert cell.group(1) == HEX[building["owner"]]
+        assert int(cell.group(4)) == int(cell.group(6)) == building["height"]
+        assert cell.group(5) == ("#222222" if building["owner"] == "yellow" else "#ffffff")
+        assert cell.group(7) == " ".join(f"{c[0].upper()}{n}" for c, n in building["storeys"].items())
+    for city in range(1, 7):
+        assert f">City {city}</div>" in markup
+    assert markup.count("<table") == markup.count("</table>") == 7
+    assert markup.count("<tr") == markup.count("</tr>") == 2 + 6 * 3
+    assert max(len(line) for line in markup.splitlines()) < 998
+
+
+def test_the_board_speaks_the_recipients_language():
+    with translation.override("de"):
+        markup = str(board_html(sample_view()))
+    assert ">Stadt 1</div>" in markup
+    assert 'title="Stadt 3, Baufeld 9: 12 Stockwerke"' in markup
+
+
+def test_a_turn_email_is_built_from_the_same_data_as_the_game(bot_game):
+    """Every lot of the real game's board is in the email, with its owner's colour."""
+    play_until(bot_game, lambda g: g.round >= 2)
+    placement_turn_of(bot_game, 0)
+    notification = latest(Kind.YOUR_TURN, seat=0)
+    context = emails.email_context(notification)
+    _, markup = parts(emails.build_message(notification))
+    cells = {(int(m.group(2)), int(m.group(3))): m.group(1) for m in LOT.finditer(markup)}
+    board = context["view"]["board"]
+    built = {(c + 1, lot + 1): b["owner"] for c, lots in enumerate(board) for lot, b in enumerate(lots) if b}
+    assert built, "the game has buildings by round 2"
+    assert cells == {place: HEX[owner] for place, owner in built.items()}
+
+
+def test_the_html_part_goes_out_as_8bit_not_quoted_printable(started_game):
+    placement_turn_of(started_game, 0)
+    message = emails.build_message(latest(Kind.YOUR_TURN, seat=0)).message()
+    encodings = {part.get_content_type(): part["Content-Transfer-Encoding"] for part in message.walk()}
+    assert encodings["text/html"] in ("7bit", "8bit")
+    assert encodings["text/plain"] in ("7bit", "8bit")
+
+
+def test_delivering_an_email_runs_a_bounded_number_of_queries(bot_game, django_assert_max_num_queries, mailoutbox):
+    """The notification with its user, preference and game; the seats with their
+    players; the log; the update: the same number for any number of players."""
+    placement_turn_of(bot_game, 0)
+    Preference.objects.get_or_create(user=bot_game.creator)
+    notification = latest(Kind.YOUR_TURN, seat=0)
+    with django_assert_max_num_queries(6):
+        assert notifications.deliver(notification.pk) is True
+    assert len(mailoutbox) == 1
+
+
+def test_the_preference_is_read_once_per_delivery(started_game, alice, django_assert_num_queries, mailoutbox):
+    Preference.objects.create(user=alice, language="de")
+    notification = latest(Kind.GAME_STARTED, seat=0)
+    with django_assert_num_queries(6):  # savepoint/transaction, lock, seats, log, update
+        assert notifications.deliver(notification.pk) is True
+    assert mailoutbox[0].subject.startswith("Manhattan")
+    assert '<html lang="de">' in parts(mailoutbox[0])[1]
+
+
+# --- one SMTP connection, reused -------------------------------------------------------------------
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.peers: list[Any] = []
+        self.ids: list[str] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.peers.append(session.peer)
+        found = re.search(rb"^Message-ID:\s*(<[^>]+>)", envelope.content, re.M | re.I)
+        self.ids.append(found.group(1).decode() if found else "")
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp() -> Iterator[Inbox]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        with override_settings(
+            EMAIL_BACKEND=mailer.SMTP_BACKEND, EMAIL_HOST="127.0.0.1", EMAIL_PORT=port, EMAIL_USE_TLS=False
+        ):
+            yield inbox
+    finally:
+        mailer.close()
+        controller.stop()
+
+
+def pending_emails(game: Game) -> list[Notification]:
+    return list(Notification.objects.filter(game=game, status=Notification.Status.PENDING).order_by("pk"))
+
+
+def test_consecutive_emails_share_one_smtp_connection(started_game, smtp):
+    waiting = pending_emails(started_game)
+    assert len(waiting) == 3  # the invitation and two "game started"
+    assert all(notifications.deliver(n.pk) for n in waiting)
+    assert sorted(smtp.ids) == sorted(n.message_id for n in waiting)
+    assert len(set(smtp.peers)) == 1, "one connection for the three"
+    assert Notification.objects.filter(status=Notification.Status.SENT, attempts=1).count() == 3
+
+
+def test_an_idle_connection_is_not_reused(started_game, smtp, monkeypatch):
+    monkeypatch.setattr(mailer, "MAX_IDLE_S", -1.0)
+    for n in pending_emails(started_game):
+        assert notifications.deliver(n.pk)
+    assert len(set(smtp.peers)) == 3
+
+
+def test_a_broken_connection_fails_that_attempt_and_is_replaced(started_game, smtp):
+    first, second, third = pending_emails(started_game)
+    assert notifications.deliver(first.pk)
+    mailer._local.backend.connection.sock.shutdown(socket.SHUT_RDWR)  # the connection dropped while idle
+
+    assert notifications.deliver(second.pk) is False
+    second.refresh_from_db()
+    assert (second.status, second.attempts) == (Notification.Status.PENDING, 1)
+    assert second.last_error
+    assert mailer._local.backend is None, "a connection that failed is never reused"
+
+    assert notifications.deliver(third.pk)
+    assert notifications.sweep_outbox(now=second.next_attempt) == 1
+    second.refresh_from_db()
+    assert (second.status, second.attempts) == (Notification.Status.SENT, 2)
+    assert sorted(smtp.ids) == sorted(n.message_id for n in (first, second, third)), "each sent once"
