@@ -430,19 +430,3 @@ def board_html(view: dict[str, Any]) -> SafeString:
             out.append("</tr>\n")
     out.append("</table>")
     return mark_safe("".join(out))  # every value is escaped above
-
-
-def game_parts(context: dict[str, Any]) -> dict[str, Any]:
-    """Every part above for ``context`` (an email's, with ``view``), in the active language."""
-    parts: dict[str, Any] = {
-        "actions_html": actions_html(context),
-        "actions_text": actions_text(context),
-        "scores_html": scores_html(context),
-        "scores_text": scores_text(context),
-        "board_html": board_html(context["view"]),
-    }
-    if context["view"]["phase"] != "finished":
-        parts["hand_html"] = hand_html(context)
-        parts["supply_html"] = supply_html(context)
-        parts["pieces_text"] = pieces_text(context)
-    return parts

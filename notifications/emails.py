@@ -18,8 +18,8 @@ from django.utils import translation
 from accounts import links
 from games import engine, services
 from games.engine import COLOUR_NAMES
+from games.models import Game, Seat
 
-from .email_parts import game_parts
 from .models import UNSUBSCRIBABLE, Kind, Notification, Preference
 from .replies import reply_address
 
@@ -99,9 +99,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
         return context
     assert user is not None
     context["link"] = links.game_url(user, str(game.public_id))
-    # The seats and their players, read once here: the templates name the
-    # other players in several places of both parts.
-    context["seats"] = list(game.seats.select_related("user"))
+    context["seats"] = _seats(game)
     seq = notification.context.get("seq") or game.version
     state = services.load_state(game, upto=seq)
     if state is not None and notification.seat is not None:
@@ -121,8 +119,22 @@ def email_context(notification: Notification) -> dict[str, Any]:
             context["legal_summary"] = _legal_summary(legal)
         if state.is_finished:
             context["winners"] = list(state.winners)
-        context.update(game_parts(context))
     return context
+
+
+def _seats(game: Game) -> list[Seat]:
+    """The game's seats with their players, read once for the whole email (both
+    parts name the other players in several places). Only what the emails show
+    is read, into unsaved instances: cheaper than loading the full rows."""
+    from accounts.models import User
+
+    rows = Seat.objects.filter(game=game).order_by("index")
+    return [
+        Seat(index=index, bot=bot, user=User(pk=user_id, email=email, display_name=name) if user_id else None)
+        for index, bot, user_id, email, name in rows.values_list(
+            "index", "bot", "user_id", "user__email", "user__display_name"
+        )
+    ]
 
 
 def _login_link(notification: Notification) -> str:
