@@ -11,11 +11,12 @@ a redelivered task or an overlapping sweep never sends one twice.
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, FilteredRelation, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -251,73 +252,139 @@ def schedule_turn(game: Game, now: datetime) -> None:
     game.reminders_sent = 0
 
 
-def _vacation_until(game: Game) -> datetime | None:
-    if game.to_act_seat is None:
-        return None
-    seat = game.seats.select_related("user").filter(index=game.to_act_seat).first()
-    if seat is None or seat.user is None:
-        return None
-    preference = Preference.objects.filter(user=seat.user).first()
-    if preference is not None and preference.on_vacation():
-        return preference.vacation_until
-    return None
+REMINDER_CHUNK = 250  # games claimed per transaction by the reminder sweep
+DELIVERY_BATCH = 20  # reminders per delivery task
+
+# What the sweep reads of a due game and of the player to act (one row each).
+_DUE_FIELDS = (
+    "pk",
+    "version",
+    "to_act_seat",
+    "turn_since",
+    "timeout_hours",
+    "reminder_every_hours",
+    "reminders_sent",
+    "turn__user_id",
+    "turn__user__email",
+    "turn__user__preference__vacation_until",
+)
+
+
+def due_reminders(now: datetime, limit: int, *, only: Q | None = None) -> QuerySet[Game, tuple[Any, ...]]:
+    """The games whose reminder is due, oldest first, with the seat to act, its
+    player and their vacation joined in (``_DUE_FIELDS``), locked (``FOR UPDATE
+    OF`` the game rows only, ``SKIP LOCKED``: a game another sweep or a move is
+    holding is left for the next sweep). Evaluate inside a transaction.
+
+    The condition is the partial index ``game_reminder_due``'s, so only the due
+    rows are read however many games are active."""
+    games = Game.objects.filter(next_reminder_at__lte=now, status=Game.Status.ACTIVE)
+    if only is not None:
+        games = games.filter(only)
+    return (
+        games.annotate(turn=FilteredRelation("seats", condition=Q(seats__index=F("to_act_seat"))))
+        .order_by("next_reminder_at")
+        .select_for_update(skip_locked=True, of=("self",))
+        .values_list(*_DUE_FIELDS)[:limit]
+    )
 
 
 def send_due_reminders(now: datetime | None = None, limit: int = 1000) -> int:
-    """One sweep: a reminder for every game whose reminder is due.
+    """One sweep: a reminder for every game whose reminder is due (at most
+    ``limit``); the number of reminders written.
 
-    Each game is claimed with a conditional UPDATE on its due time, so two
-    overlapping sweeps never remind twice. A player on vacation is not
-    reminded; their reminders and timeout wait until the vacation ends.
+    The due games are claimed in chunks, each in one transaction: one locking
+    query reads the chunk (``due_reminders``), a few bulk UPDATEs move each
+    game's reminder clock on, and one INSERT writes the reminders into the
+    outbox. A claimed game is no longer due, and the rows stay locked until
+    the chunk commits, so overlapping sweeps never remind a game twice (and the
+    outbox keys would refuse a second identical reminder anyway). A player on
+    vacation is not reminded; their reminders and timeout wait until the
+    vacation ends. Delivery is published after commit, a task per
+    ``DELIVERY_BATCH`` reminders; if the broker is down the outbox sweep sends
+    them.
     """
     now = now or timezone.now()
     sent = 0
-    due = list(
-        Game.objects.filter(next_reminder_at__lte=now, status=Game.Status.ACTIVE)
-        .order_by("next_reminder_at")
-        .values_list("pk", "next_reminder_at")[:limit]
-    )
-    for pk, due_at in due:
-        if due_at is not None and remind(pk, due_at, now):
-            sent += 1
+    while limit > 0:
+        size = min(REMINDER_CHUNK, limit)
+        claimed, reminded = _remind_chunk(now, size)
+        sent += reminded
+        limit -= claimed
+        if claimed < size:
+            break  # nothing more is due (or the rest is locked by another sweep)
     return sent
 
 
 def remind(pk: int, due_at: datetime, now: datetime) -> bool:
     """Send the reminder of game ``pk`` that was due at ``due_at``, unless
     another sweep has claimed it already."""
+    _, reminded = _remind_chunk(now, 1, only=Q(pk=pk, next_reminder_at=due_at))
+    return reminded == 1
+
+
+def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[int, int]:
+    """Claim up to ``size`` due games and write their reminders: (games claimed, reminders written)."""
     with transaction.atomic():
-        game = Game.objects.get(pk=pk)
-        back = _vacation_until(game)
-        if back is not None:
-            Game.objects.filter(pk=pk, next_reminder_at=due_at).update(
+        rows = list(due_reminders(now, size, only=only))
+        if not rows:
+            return 0, 0
+        by_interval: dict[int, list[int]] = defaultdict(list)  # reminder_every_hours -> games reminded
+        away: dict[tuple[datetime, int | None], list[int]] = defaultdict(list)  # (back, timeout_hours) -> games
+        nobody: list[int] = []
+        reminders: list[Notification] = []
+        for pk, version, seat, since, timeout_hours, every_hours, sent, user_id, email, back in rows:
+            if seat is None or user_id is None:
+                nobody.append(pk)  # no player to remind (schedule_turn clears the clock in that case)
+            elif back is not None and back > now:
+                away[(back, timeout_hours)].append(pk)
+            else:
+                by_interval[every_hours].append(pk)
+                level = sent + 1
+                reminders.append(
+                    Notification(
+                        kind=Kind.REMINDER,
+                        key=f"{pk}:{seat}:{version}:{Kind.REMINDER}:{level}",
+                        email=email,
+                        user_id=user_id,
+                        game_id=pk,
+                        seat=seat,
+                        context={"seq": version, "level": level, "since": since.isoformat() if since else None},
+                    )
+                )
+        if nobody:
+            Game.objects.filter(pk__in=nobody).update(next_reminder_at=None)
+        for (back, timeout_hours), pks in away.items():
+            Game.objects.filter(pk__in=pks).update(
                 next_reminder_at=back,
-                timeout_at=back + timedelta(hours=game.timeout_hours) if game.timeout_hours else None,
+                timeout_at=back + timedelta(hours=timeout_hours) if timeout_hours else None,
             )
-            return False
-        claimed = Game.objects.filter(pk=pk, next_reminder_at=due_at).update(
-            next_reminder_at=now + timedelta(hours=game.reminder_every_hours),
-            reminders_sent=F("reminders_sent") + 1,
-        )
-        if not claimed or game.to_act_seat is None:
-            return False
-        seat = game.seats.select_related("user").get(index=game.to_act_seat)
-        assert seat.user is not None
-        level = game.reminders_sent + 1
-        enqueue(
-            kind=Kind.REMINDER,
-            key=f"{game.pk}:{seat.index}:{game.version}:{Kind.REMINDER}:{level}",
-            email=seat.user.email,
-            user=seat.user,
-            game=game,
-            seat=seat.index,
-            context={
-                "seq": game.version,
-                "level": level,
-                "since": game.turn_since.isoformat() if game.turn_since else None,
-            },
-        )
-        return True
+        for hours, pks in by_interval.items():
+            Game.objects.filter(pk__in=pks).update(
+                next_reminder_at=now + timedelta(hours=hours), reminders_sent=F("reminders_sent") + 1
+            )
+        if reminders:
+            # The keys are unique: a reminder already in the outbox is left as it is.
+            Notification.objects.bulk_create(reminders, ignore_conflicts=True)
+            keys = [n.key for n in reminders]
+            pending = list(
+                Notification.objects.filter(key__in=keys, status=Notification.Status.PENDING).values_list(
+                    "pk", flat=True
+                )
+            )
+            transaction.on_commit(lambda: _enqueue_deliveries(pending))
+        return len(rows), len(reminders)
+
+
+def _enqueue_deliveries(pks: list[int]) -> None:
+    from .tasks import deliver_notifications
+
+    for start in range(0, len(pks), DELIVERY_BATCH):
+        try:
+            deliver_notifications.delay(pks[start : start + DELIVERY_BATCH])
+        except Exception:  # the broker is down: the outbox sweep will deliver them
+            logger.warning("could not enqueue delivery of %s notifications", len(pks) - start, exc_info=True)
+            return
 
 
 def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> int:

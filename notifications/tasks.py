@@ -10,6 +10,12 @@ def deliver_notification(notification_id: int) -> bool:
     return services.deliver(notification_id)
 
 
+@shared_task(ignore_result=True, acks_late=True)  # type: ignore[untyped-decorator]
+def deliver_notifications(notification_ids: list[int]) -> int:
+    """Deliver a batch (the reminders of one sweep chunk): one task message instead of one per email."""
+    return sum(1 for pk in notification_ids if services.deliver(pk))
+
+
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_outbox() -> int:
     """Deliver whatever is still pending: the broker or the mail server was down."""
