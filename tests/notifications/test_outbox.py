@@ -133,3 +133,34 @@ def test_invitees_are_emailed(alice):
     invitation = Notification.objects.get(kind=Kind.INVITATION, game=game)
     assert invitation.email == "newcomer@example.com"
     assert invitation.user is None
+
+
+def test_a_batch_of_emails_is_one_statement_and_written_once(
+    alice, bob, started_game, django_assert_num_queries, django_capture_on_commit_callbacks, monkeypatch
+):
+    """A round's end emails every player at once: one INSERT for all of them, and
+    recording the same events again (a retried transaction) writes and queues nothing new."""
+    queued: list[int] = []
+    monkeypatch.setattr(deliver_notification, "delay", lambda pk: queued.append(pk))
+    game = games.get_game(started_game.public_id)
+    state = games.load_state(game)
+    events = [{"type": "round_scored", "round": 1}, {"type": "game_finished"}]
+
+    def record() -> None:
+        services.record_game_notifications(game=game, state=state, events=events, first_seq=50, acting_seat=0)
+
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(1):
+        record()
+    rows = Notification.objects.filter(key__contains=":5").order_by("key")
+    assert [(n.kind, n.seat) for n in rows] == [
+        (Kind.ROUND_SCORED, 0),
+        (Kind.GAME_OVER, 0),
+        (Kind.ROUND_SCORED, 1),
+        (Kind.GAME_OVER, 1),
+    ]
+    assert sorted(queued) == sorted(n.pk for n in rows)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        record()
+    assert Notification.objects.filter(key__contains=":5").count() == 4
+    assert all(n.status == Notification.Status.PENDING for n in Notification.objects.filter(key__contains=":5"))
