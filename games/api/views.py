@@ -160,14 +160,14 @@ class StartView(APIView):
 class LegalActionsView(APIView):
     @extend_schema(summary="What I may do now", responses={200: JSON_OBJECT, 403: PROBLEM, 409: PROBLEM})
     def get(self, request: Request, game_id: str) -> Response:
-        game = services.get_game(game_id)
-        seat = services.seat_of(game, request_user(request))
+        game = services.get_game(game_id, seats=False)
+        seat = services.seat_index_of(game, request_user(request))
         if seat is None:
             raise GameError("You have no seat in this game.", code="not_a_player", status=403)
         state = services.load_state(game)
         if state is None:
             raise GameError("The game has not started.", code="game_lobby", status=409)
-        body = engine.legal_actions(engine.player_view(state, seat.index)).to_json()
+        body = engine.legal_actions(engine.player_view(state, seat)).to_json()
         body["version"] = game.version
         return Response(body)
 
@@ -285,18 +285,18 @@ class EventsView(APIView):
         responses={200: JSON_OBJECT, 400: PROBLEM, 404: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = services.get_game(game_id)
+        game = services.get_game(game_id, seats=False)
         after_raw = request.query_params.get("after", "0")
         if not _is_small_number(after_raw):
             raise GameError("'after' must be a whole number.", code="bad_after", status=400)
         after = int(after_raw)
-        seat = services.seat_of(game, request_user(request))
+        seat = services.seat_index_of(game, request_user(request))
         rows = game.events.filter(seq__gt=after).order_by("seq").values("seq", "payload", "created")[:1000]
         events = [
             {
                 "seq": row["seq"],
                 "created": row["created"],
-                **engine.redact_event(row["payload"], seat.index if seat else None),
+                **engine.redact_event(row["payload"], seat),
             }
             for row in rows
         ]
@@ -306,7 +306,7 @@ class EventsView(APIView):
 class StateAtView(APIView):
     @extend_schema(summary="The public state after event n (replays)", responses={200: JSON_OBJECT, 404: PROBLEM})
     def get(self, request: Request, game_id: str, n: int) -> Response:
-        game = services.get_game(game_id)
+        game = services.get_game(game_id, seats=False)
         if not 1 <= n <= game.version:
             raise GameError(
                 f"Event {n} does not exist; the game is at version {game.version}.", code="no_such_event", status=404
@@ -319,7 +319,7 @@ class StateAtView(APIView):
 class RecordView(APIView):
     @extend_schema(summary="The game record (finished games)", responses={200: JSON_OBJECT, 409: PROBLEM})
     def get(self, request: Request, game_id: str) -> Response:
-        game = services.get_game(game_id)
+        game = services.get_game(game_id, seats=False)
         if game.status != Game.Status.FINISHED:
             raise GameError("A record is made only once the game is finished.", code="game_not_finished", status=409)
         return Response(engine.game_record(services.event_payloads(game)))
