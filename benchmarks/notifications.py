@@ -26,8 +26,9 @@ subprocesses are stopped on the way out whatever happens.
    An in-process breakdown follows: for a sample of the same notifications, the
    time of ``email_context`` (state, view and legal actions), of
    ``build_message`` (context plus the three templates), of ``message.send()``
-   (MIME plus one SMTP connection per email, as the worker does), and of the
-   whole ``deliver()``; and a cProfile of ``deliver()``.
+   (MIME plus a new SMTP connection per email), and of the whole ``deliver()``
+   (which, like the worker, reuses its SMTP connection, see
+   ``notifications/mailer.py``); and a cProfile of ``deliver()``.
 2. **The reminder sweep over 100,000 active games.** ``Game`` rows (status
    active, one human seat to act and one other, a realistic reminder policy)
    are bulk-created with ``next_reminder_at`` spread evenly over the next 30
@@ -99,6 +100,7 @@ EMAIL_KINDS = ("your_turn", "reminder")
 TEMPLATE_SUFFIXES = ("-subject.txt", "-body.txt", "-body.html")
 MESSAGE_ID = re.compile(rb"^Message-ID:\s*(<[^>\r\n]+>)", re.IGNORECASE | re.MULTILINE)
 LINGER_S = 2.0  # after the last email, how long to keep listening for duplicates
+QUIET_CORES = 0.5  # "quiet": the rest of the machine keeps less than this busy
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -128,6 +130,7 @@ class Config:
     as_json: bool
     quick: bool
     seed: int
+    quiet_wait: float
 
 
 def parse_pools(text: str) -> list[tuple[str, int, int | None]]:
@@ -178,6 +181,12 @@ def parse_args(argv: list[str] | None) -> Config:
     parser.add_argument("--skip-reminders", action="store_true", help="leave out part 2 (the reminder sweep)")
     parser.add_argument("--profile", action="store_true", help="print the top functions of deliver() by own time")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random moves and orders")
+    parser.add_argument(
+        "--quiet-wait",
+        type=float,
+        help="before each timed part, wait up to this many seconds for the rest of the machine to use less than"
+        f" {QUIET_CORES} core (180; 0 with --quick)",
+    )
     args = parser.parse_args(argv)
     for url in (args.database_url, args.redis_url):
         if urlsplit(url).hostname not in LOCAL_HOSTS:
@@ -210,6 +219,7 @@ def parse_args(argv: list[str] | None) -> Config:
         as_json=args.json,
         quick=args.quick,
         seed=args.seed,
+        quiet_wait=max(0.0, args.quiet_wait if args.quiet_wait is not None else (0.0 if args.quick else 180.0)),
     )
 
 
@@ -395,6 +405,18 @@ def cpu_snapshot(root_pid: int | None) -> dict[str, float]:
 def cpu_delta(before: dict[str, float], after: dict[str, float], seconds: float) -> dict[str, Any]:
     spent = {k: round(after[k] - before[k], 2) for k in before}
     return {"cpu_s": spent, "cores": {k: round(v / seconds, 2) for k, v in spent.items()} if seconds > 0 else {}}
+
+
+def wait_for_quiet(limit_s: float) -> dict[str, float]:
+    """Wait (up to ``limit_s``) until the rest of the machine keeps fewer than QUIET_CORES cores busy
+    for two seconds running: the machine is shared, and a neighbour's test suite halves a 2-core run."""
+    started = time.monotonic()
+    busy = background_cores(2.0)
+    while busy >= QUIET_CORES and time.monotonic() - started < limit_s:
+        log(f"  waiting for a quieter machine ({busy} cores busy) ...")
+        time.sleep(5.0)
+        busy = background_cores(2.0)
+    return {"waited_s": round(time.monotonic() - started, 1), "cores_busy": busy}
 
 
 def background_cores(seconds: float = 2.0) -> float:
@@ -628,11 +650,13 @@ def run_worker(
     reset_to_pending(ids + warm_ids)
     flush_broker(cfg.redis_url)
     inbox.reset()
-    background = background_cores(1.0)
+    quiet = wait_for_quiet(cfg.quiet_wait) if cfg.quiet_wait else None
+    background = quiet["cores_busy"] if quiet else background_cores(1.0)
     log_path = Path(log_dir) / f"worker-{pool}-{concurrency}-{prefetch or 0}.log"
     order = list(ids)
     random.Random(f"{cfg.seed}:order").shuffle(order)
     result: dict[str, Any] = {"setting": label, "pool": pool, "concurrency": concurrency, "prefetch": prefetch}
+    result["quiet_wait_s"] = quiet["waited_s"] if quiet else 0.0
     with celery_worker(pool, concurrency, prefetch, env, log_path) as proc:
         boot = time.perf_counter()
         publish(warm_ids, cfg.redis_url)  # waits in Redis until the worker is up; then warms every process
@@ -690,7 +714,7 @@ PROFILE_PARTS: dict[str, Callable[[str, str], bool]] = {
     "    player_view + legal_actions": lambda f, n: n in ("player_view", "legal_actions") and "games/engine" in f,
     "    signed links": lambda f, n: n in ("game_url", "unsubscribe_url") and f.endswith("accounts/links.py"),
     "  render_to_string (3 templates)": lambda f, n: n == "render_to_string" and "django/template" in f,
-    "message.send (MIME + SMTP)": lambda f, n: n == "send" and f.endswith("django/core/mail/message.py"),
+    "message.send (MIME + SMTP)": lambda f, n: n == "send" and f.endswith(("message.py", "notifications/mailer.py")),
     "  SMTP (smtplib)": lambda f, n: n in ("open", "close", "_send") and f.endswith("mail/backends/smtp.py"),
     "SQL (CursorWrapper.execute)": lambda f, n: n in ("execute", "executemany") and f.endswith("db/backends/utils.py"),
 }  # fmt: skip
@@ -910,18 +934,20 @@ def explain(sql: str) -> list[str]:
 
 
 def due_query_sql(now: datetime) -> str:
-    """The due-games query exactly as ``send_due_reminders`` builds it, with its parameters inlined."""
-    from django.db import connection
+    """The due-games query exactly as ``send_due_reminders`` builds it (its first chunk), parameters inlined."""
+    from django.db import connection, transaction
 
-    from games.models import Game
+    from notifications import services
 
-    queryset = (
-        Game.objects.filter(next_reminder_at__lte=now, status=Game.Status.ACTIVE)
-        .order_by("next_reminder_at")
-        .values_list("pk", "next_reminder_at")[:1000]
-    )
-    sql, params = queryset.query.sql_with_params()
+    with transaction.atomic():  # a locking query compiles only inside a transaction
+        queryset = services.due_reminders(now, min(services.REMINDER_CHUNK, 1000))
+        sql, params = queryset.query.sql_with_params()
     return str(connection.ops.compose_sql(sql, params))  # type: ignore[attr-defined]  # PostgreSQL only
+
+
+def first_select(captured: list[dict[str, Any]]) -> str:
+    """The first SELECT a service ran (BEGIN and the like are logged too)."""
+    return next(str(q["sql"]) for q in captured if str(q["sql"]).lstrip().upper().startswith("SELECT"))
 
 
 def timed(call: Callable[[], Any], repeats: int) -> tuple[Any, list[float]]:
@@ -934,14 +960,14 @@ def timed(call: Callable[[], Any], repeats: int) -> tuple[Any, list[float]]:
     return value, times
 
 
-def restore(due: list[tuple[int, datetime]]) -> None:
+def restore(due: list[tuple[int, datetime, datetime | None]]) -> None:
     """Put the reminded games back as they were before the sweep, and drop its reminders."""
     from games.models import Game
     from notifications.models import Kind, Notification
 
     Game.objects.bulk_update(
-        [Game(pk=pk, next_reminder_at=at, reminders_sent=0) for pk, at in due],
-        ["next_reminder_at", "reminders_sent"],
+        [Game(pk=pk, next_reminder_at=at, timeout_at=timeout, reminders_sent=0) for pk, at, timeout in due],
+        ["next_reminder_at", "timeout_at", "reminders_sent"],
         batch_size=1000,
     )
     Notification.objects.filter(kind=Kind.REMINDER).delete()
@@ -969,21 +995,21 @@ def reminders_part(cfg: Config) -> dict[str, Any]:
     due = list(
         Game.objects.filter(next_reminder_at__lte=busy, status=Game.Status.ACTIVE)
         .order_by("next_reminder_at")
-        .values_list("pk", "next_reminder_at")[:1000]
+        .values_list("pk", "next_reminder_at", "timeout_at")[:1000]
     )
     expected_due = Game.objects.filter(next_reminder_at__lte=busy, status=Game.Status.ACTIVE).count()
 
     log("reminders: sweeps with nothing due, timeouts, query plans ...")
     sent, captured = capture_sql(lambda: services.send_due_reminders(now=quiet))
     assert sent == 0, sent
-    sweep_sql = captured[0]["sql"]
+    sweep_sql = first_select(captured)
     same_query = sweep_sql == due_query_sql(quiet)
     _, quiet_times = timed(lambda: services.send_due_reminders(now=quiet), 7)
     moved, captured = capture_sql(lambda: services.time_out_absent_players(now=busy))
     assert moved == 0, moved
-    timeout_sql = captured[0]["sql"]
+    timeout_sql = first_select(captured)
     _, timeout_times = timed(lambda: services.time_out_absent_players(now=busy), 7)
-    plans = {
+    plans: dict[str, dict[str, Any]] = {
         "due_none": {"sql": sweep_sql, "plan": explain(sweep_sql)},
         "due_share": {"sql": due_query_sql(busy), "plan": explain(due_query_sql(busy))},
         "timeout_none": {"sql": timeout_sql, "plan": explain(timeout_sql)},
@@ -993,6 +1019,7 @@ def reminders_part(cfg: Config) -> dict[str, Any]:
     plans["timeout_none"]["uses_index"] = uses_index(plans["timeout_none"]["plan"], "game_timeout_due")
 
     log(f"reminders: {cfg.sweep_repeats} sweep(s) with {len(due)} games due ...")
+    machine = wait_for_quiet(cfg.quiet_wait) if cfg.quiet_wait else {"waited_s": 0.0, "cores_busy": background_cores(1)}
     busy_times: list[float] = []
     client_cpu: list[float] = []
     backend_cpu: list[float] = []
@@ -1029,7 +1056,13 @@ def reminders_part(cfg: Config) -> dict[str, Any]:
     shares = {
         "SQL (CursorWrapper.execute)": round(_cumtime(stats, PROFILE_PARTS["SQL (CursorWrapper.execute)"]) / total, 3),
         "publishing the delivery tasks (on commit)": round(
-            _cumtime(stats, lambda f, n: n == "_enqueue_delivery" and f.endswith("notifications/services.py")) / total,
+            _cumtime(
+                stats,
+                lambda f, n: (
+                    n in ("_enqueue_delivery", "_enqueue_deliveries") and f.endswith("notifications/services.py")
+                ),
+            )
+            / total,
             3,
         ),
     }
@@ -1040,6 +1073,7 @@ def reminders_part(cfg: Config) -> dict[str, Any]:
         entry[1] += float(query["time"]) * 1000
     return {
         "seeded": seeded,
+        "quiet_before_due_sweeps": machine,
         "due_at_sweep": expected_due,
         "limit": 1000,
         "sweep_quiet_s": [round(t, 4) for t in quiet_times],
@@ -1142,7 +1176,8 @@ def report(r: dict[str, Any]) -> str:
                 f" {cores.get('postgres')},"
                 f" this process (SMTP + publisher) {cores.get('benchmark')}; CPU ms/email: worker {ms['worker']},"
                 f" postgres {ms['postgres']}, SMTP side {ms['benchmark']};"
-                f" cores busy before: {run['background_cores_before']}; the worker's CPU alone allows at most"
+                f" cores busy before: {run['background_cores_before']} (waited {run['quiet_wait_s']} s for it);"
+                " the worker's CPU alone allows at most"
                 f" {run['cpu_ceiling_emails_per_s']} emails/s on {r['environment']['cpu_count']} idle cores"
             )
             lines.append(
@@ -1178,7 +1213,8 @@ def report(r: dict[str, Any]) -> str:
             f"   send_due_reminders, nothing due: median {statistics.median(rm['sweep_quiet_s']) * 1000:.2f} ms"
             f" (of {len(rm['sweep_quiet_s'])}: {rm['sweep_quiet_s']})",
             f"   send_due_reminders, {rm['due_at_sweep']} games due (limit {rm['limit']}):"
-            f" {rm['sweep_due_s']} s, sent {rm['sweep_due_sent']}",
+            f" {rm['sweep_due_s']} s, sent {rm['sweep_due_sent']} (cores busy before:"
+            f" {rm['quiet_before_due_sweeps']['cores_busy']}, waited {rm['quiet_before_due_sweeps']['waited_s']} s)",
             f"   CPU of those sweeps: this process {rm['sweep_due_client_cpu_s']} s, its PostgreSQL backend"
             f" {rm['sweep_due_backend_cpu_s']} s (their sum bounds a sweep on an idle machine from below:"
             f" {r['figures']['sweep_s']['cpu_s']} s median)",
