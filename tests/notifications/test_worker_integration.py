@@ -128,7 +128,12 @@ def test_a_real_worker_delivers_the_turn_email_over_smtp(alice, bob, smtp, worke
     assert message["To"] == bob.email
     assert message["Message-ID"] == started.message_id
     assert message.is_multipart()
+    # The row is marked sent in the transaction that commits right after the server took the mail.
+    deadline = time.monotonic() + 10
     started.refresh_from_db()
+    while started.status != Notification.Status.SENT and time.monotonic() < deadline:
+        time.sleep(0.05)
+        started.refresh_from_db()
     assert started.status == Notification.Status.SENT
 
     # A redelivered task message changes nothing.
