@@ -17,6 +17,7 @@ backend) are used as before, one ``send()`` per email.
 
 from __future__ import annotations
 
+import smtplib
 import threading
 import time
 from typing import Any
@@ -61,11 +62,23 @@ def close() -> None:
         backend.close()  # Django's close() ignores the errors of a broken connection
 
 
+def _answers(backend: Any) -> bool:
+    """A NOOP on a connection about to be reused. A server that closed it while
+    it sat idle is found out here, before any of the next message is sent, so
+    opening a new connection cannot send anything twice — and the email is not
+    held back for a retry over a connection that was already gone."""
+    try:
+        code, _ = backend.connection.noop()
+    except (smtplib.SMTPException, OSError):
+        return False
+    return bool(code == 250)
+
+
 def _connection() -> Any:
     key = _settings_key()
     now = time.monotonic()
     stale = _local.settings_key != key or now - _local.last_used > MAX_IDLE_S or _local.sent >= MAX_PER_CONNECTION
-    if _local.backend is not None and stale:
+    if _local.backend is not None and (stale or not _answers(_local.backend)):
         close()
     if _local.backend is None:
         backend = get_connection(SMTP_BACKEND)

@@ -120,8 +120,12 @@ class Inbox:
     def __init__(self) -> None:
         self.peers: list[Any] = []
         self.ids: list[str] = []
+        self.refuse_next = False
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.refuse_next:
+            self.refuse_next = False
+            return "451 Try again later"
         self.peers.append(session.peer)
         found = re.search(rb"^Message-ID:\s*(<[^>]+>)", envelope.content, re.M | re.I)
         self.ids.append(found.group(1).decode() if found else "")
@@ -166,10 +170,22 @@ def test_an_idle_connection_is_not_reused(started_game, smtp, monkeypatch):
     assert len(set(smtp.peers)) == 3
 
 
-def test_a_broken_connection_fails_that_attempt_and_is_replaced(started_game, smtp):
+def test_a_connection_dropped_while_idle_is_replaced_before_sending(started_game, smtp):
     first, second, third = pending_emails(started_game)
     assert notifications.deliver(first.pk)
-    mailer._local.backend.connection.sock.shutdown(socket.SHUT_RDWR)  # the connection dropped while idle
+    mailer._local.backend.connection.sock.shutdown(socket.SHUT_RDWR)  # the server hung up meanwhile
+
+    assert notifications.deliver(second.pk)  # found out by the NOOP: a new connection, first attempt
+    assert notifications.deliver(third.pk)
+    assert Notification.objects.filter(status=Notification.Status.SENT, attempts=1).count() == 3
+    assert len(set(smtp.peers)) == 2
+    assert sorted(smtp.ids) == sorted(n.message_id for n in (first, second, third)), "each sent once"
+
+
+def test_a_failure_while_sending_fails_that_attempt_and_the_connection_is_replaced(started_game, smtp):
+    first, second, third = pending_emails(started_game)
+    assert notifications.deliver(first.pk)
+    smtp.refuse_next = True  # the server takes the connection's NOOP, then refuses the message
 
     assert notifications.deliver(second.pk) is False
     second.refresh_from_db()
