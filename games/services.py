@@ -24,8 +24,10 @@ from accounts.models import User
 from games import engine
 from games.engine import Action, GameOptions, GameState, RuleError, UndoLastPlacement
 from games.engine.bots import bot_for
+from games.engine.events import apply_in_place
 from notifications import services as notifications
 
+from . import snapshots
 from .errors import Conflict, Forbidden, GameError, NotFound, StaleVersion, Unprocessable, from_rule_error
 from .models import Game, GameEvent, GameSecret, IdempotencyKey, Seat
 
@@ -82,17 +84,49 @@ def with_seats(game: Game) -> Game:
     return game
 
 
-def event_payloads(game: Game, upto: int | None = None) -> list[engine.Event]:
+def event_payloads(game: Game, upto: int | None = None, *, after: int = 0) -> list[engine.Event]:
+    """The payloads of the game's events ``after`` < seq <= ``upto``, in order."""
     events = GameEvent.objects.filter(game=game).order_by("seq")
+    if after:
+        events = events.filter(seq__gt=after)
     if upto is not None:
         events = events.filter(seq__lte=upto)
     return list(events.values_list("payload", flat=True))
 
 
 def load_state(game: Game, upto: int | None = None) -> GameState | None:
-    """The game's state: the fold of its log (``None`` before it starts)."""
-    payloads = event_payloads(game, upto)
-    return engine.fold(payloads) if payloads else None
+    """The game's state after event ``upto`` (by default after its last one):
+    the fold of its log (``None`` before it starts).
+
+    The fold starts from the latest state this process already knows of the
+    game (``games.snapshots``) when that is not past ``upto``, so only the
+    events since are read and applied — none at all when the caller names the
+    version the known state is at.
+    """
+    known = snapshots.states.latest(game.public_id)
+    if known is not None and known.seq == upto:
+        return known
+    if known is not None and (upto is None or known.seq < upto):
+        newer = event_payloads(game, upto, after=known.seq)
+        if not newer:
+            return known
+        state = known.copy()
+        for event in newer:
+            apply_in_place(state, event)
+    else:
+        payloads = event_payloads(game, upto)
+        if not payloads:
+            return None
+        state = engine.fold(payloads)
+    _remember_on_commit(game, state)
+    return state
+
+
+def _remember_on_commit(game: Game, state: GameState) -> None:
+    """Cache ``state`` once what it was folded from is committed: a state of a
+    move that is rolled back must never be taken for the game's."""
+    public_id = game.public_id
+    transaction.on_commit(lambda: snapshots.states.remember(public_id, state))
 
 
 def seat_of(game: Game, user: Any) -> Seat | None:
@@ -386,7 +420,7 @@ def abandon_game(*, game: Game, operator: User) -> None:
 
 
 def _fold_locked(game: Game) -> GameState:
-    state = load_state(game)
+    state = load_state(game, upto=game.version)  # the row is locked: its version is the log's
     if state is None or state.seq != game.version:
         raise Conflict("This game's log is out of step with the game; an operator has been told.", code="corrupt_log")
     return state
@@ -444,6 +478,7 @@ def _append(game: Game, state: GameState, events: list[engine.Event], *, seat: i
     notifications.schedule_turn(game, now)
     game.save(update_fields=_APPEND_FIELDS)
     notifications.record_game_notifications(game=game, state=state, events=events, first_seq=first, acting_seat=seat)
+    _remember_on_commit(game, state)
     _after_commit(game, state)
 
 
