@@ -7,39 +7,17 @@ the same version wins, and the log never has a gap or a duplicate.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from games import services
 from games.models import Game, GameEvent
+from tests.concurrent import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def race(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run ``calls`` at the same moment, each on its own thread and connection."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            results[i] = calls[i]()
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results
 
 
 def selection_body(client: APIClient, game: Game) -> dict[str, Any]:

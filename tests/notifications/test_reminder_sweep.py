@@ -4,10 +4,7 @@ batches, with the outbox sweep as the safety net."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
 
 import pytest
 from django.db import connection, transaction
@@ -20,6 +17,7 @@ from games.models import Game
 from notifications import services
 from notifications.models import Kind, Notification, Preference
 from notifications.tasks import deliver_notifications
+from tests.concurrent import race
 
 HOUR = timedelta(hours=1)
 
@@ -183,30 +181,6 @@ def test_reminders_for_players_without_game_mail_are_written_then_skipped(alice,
 
 
 # --- two sweeps at once, on real connections ----------------------------------------------------
-
-
-def race(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run ``calls`` at the same moment, each on its own thread and database connection."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            results[i] = calls[i]()
-        except BaseException as error:  # reported by the test
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert errors == []
-    return results
 
 
 @pytest.mark.django_db(transaction=True)

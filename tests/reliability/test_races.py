@@ -15,7 +15,6 @@ version, 1,000 rounds over HTTP, is ``benchmarks/races.py`` (docs/reliability.md
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +22,6 @@ from functools import partial
 from typing import Any
 
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -31,38 +29,12 @@ from accounts.services import create_api_token
 from games import services
 from games.models import Game, GameEvent, IdempotencyKey
 from notifications.models import Notification
+from tests.concurrent import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CLIENTS = 32
 ROUNDS = 5
-JOIN_TIMEOUT_S = 60.0
-
-
-def race(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run ``calls`` at the same moment, each on its own thread and database
-    connection; an exception a call raised is returned in its place."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=JOIN_TIMEOUT_S)
-            results[i] = calls[i]()
-        except BaseException as error:  # reported by the caller's assertions
-            results[i] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=JOIN_TIMEOUT_S)
-    assert not any(t.is_alive() for t in threads), "a racing client never finished"
-    errors = [r for r in results if isinstance(r, BaseException)]
-    assert not errors, errors
-    return results
 
 
 @dataclass
