@@ -79,37 +79,26 @@ def colour_names(colours: Sequence[str]) -> str:
     return ", ".join(colour_name(c) for c in colours)
 
 
-def seat_name(seats: Sequence[Any], index: int) -> str:
+def seat_name(seats: Sequence[Any], index: int, quote: Callable[[str], str] = str) -> str:
     """Who sits at ``index``: the player's name, "<bot> bot" or "an empty seat" (emails/_seat_name.txt).
-    Raw text: the caller escapes it for the HTML part."""
+    The name and the bot's kind pass through ``quote``: raw for the text part,
+    ``escape`` for the HTML part (the messages around them are not escaped)."""
     _ = _messages()
     out = []
     for seat in seats:
         if seat.index != index:
             continue
         if seat.user:
-            out.append(str(seat.user.public_name))
+            out.append(quote(seat.user.public_name))
         elif seat.bot:
-            out.append(_("%(bot)s bot") % {"bot": seat.bot})
+            out.append(_("%(bot)s bot") % {"bot": quote(seat.bot)})
         else:
             out.append(_("an empty seat"))
     return "".join(out)
 
 
 def _html_seat_name(seats: Sequence[Any], index: int) -> str:
-    # In the HTML part the name and the bot are escaped, the message of the bot is not.
-    _ = _messages()
-    out = []
-    for seat in seats:
-        if seat.index != index:
-            continue
-        if seat.user:
-            out.append(escape(seat.user.public_name))
-        elif seat.bot:
-            out.append(_("%(bot)s bot") % {"bot": escape(seat.bot)})
-        else:
-            out.append(_("an empty seat"))
-    return "".join(out)
+    return seat_name(seats, index, escape)
 
 
 def _html_colour_name(colour: str) -> str:
