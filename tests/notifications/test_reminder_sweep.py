@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
@@ -196,10 +196,9 @@ def test_two_sweeps_at_once_remind_each_game_once(alice, bob, monkeypatch):
     assert set(Game.objects.filter(pk__in=[g.pk for g in started]).values_list("reminders_sent", flat=True)) == {1}
 
 
+@pytest.mark.postgres  # row locks: SQLite serialises whole transactions instead
 @pytest.mark.django_db(transaction=True)
 def test_a_sweep_skips_a_game_locked_by_a_move_and_the_next_sweep_reminds_it(alice, bob):
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks: SQLite serialises whole transactions instead")
     started = start_games(alice, bob, 3)
     now = all_due(started)
     locked = started[0]
