@@ -77,12 +77,10 @@ def enqueue_all(notifications: list[Notification]) -> None:
         notifications, update_conflicts=True, unique_fields=["key"], update_fields=["kind"]
     )
     pks = [row.pk for row in written if row.pk is not None]
-
-    def deliver_all() -> None:
-        for pk in pks:
-            _enqueue_delivery(pk)
-
-    transaction.on_commit(deliver_all)
+    if len(pks) == 1:
+        transaction.on_commit(lambda: _enqueue_delivery(pks[0]))
+    elif pks:  # a round's end: one task message for its emails, not one each
+        transaction.on_commit(lambda: _enqueue_deliveries(pks))
 
 
 def _enqueue_delivery(pk: int) -> None:

@@ -12,7 +12,7 @@ from kombu.exceptions import OperationalError
 from games import services as games
 from notifications import services
 from notifications.models import Kind, Notification
-from notifications.tasks import deliver_notification
+from notifications.tasks import deliver_notification, deliver_notifications
 
 pytestmark = pytest.mark.django_db
 
@@ -138,10 +138,12 @@ def test_invitees_are_emailed(alice):
 def test_a_batch_of_emails_is_one_statement_and_written_once(
     alice, bob, started_game, django_assert_num_queries, django_capture_on_commit_callbacks, monkeypatch
 ):
-    """A round's end emails every player at once: one INSERT for all of them, and
-    recording the same events again (a retried transaction) writes and queues nothing new."""
+    """A round's end emails every player at once: one INSERT and one task message for
+    all of them, and recording the same events again writes nothing new."""
     queued: list[int] = []
+    batches: list[list[int]] = []
     monkeypatch.setattr(deliver_notification, "delay", lambda pk: queued.append(pk))
+    monkeypatch.setattr(deliver_notifications, "delay", lambda pks: batches.append(list(pks)))
     game = games.get_game(started_game.public_id)
     state = games.load_state(game)
     events = [{"type": "round_scored", "round": 1}, {"type": "game_finished"}]
@@ -158,7 +160,8 @@ def test_a_batch_of_emails_is_one_statement_and_written_once(
         (Kind.ROUND_SCORED, 1),
         (Kind.GAME_OVER, 1),
     ]
-    assert sorted(queued) == sorted(n.pk for n in rows)
+    assert queued == []
+    assert [sorted(batch) for batch in batches] == [sorted(n.pk for n in rows)], "one task for the four"
 
     with django_capture_on_commit_callbacks(execute=True):
         record()

@@ -101,14 +101,28 @@ class PrivateRedis:
         except OSError:
             return False
 
-    def queue_length(self, queue: str = "celery") -> int:
+    def queued_notifications(self, queue: str = "celery") -> list[int]:
+        """The notification ids named by the delivery tasks waiting in ``queue``
+        (a task delivers one email, or a batch of them)."""
+        import base64
+        import json
+
         import redis
 
         client = redis.Redis.from_url(self.url, socket_timeout=5)
         try:
-            return int(client.llen(queue))
+            raw = client.lrange(queue, 0, -1)
         finally:
             client.close()
+        ids: list[int] = []
+        for item in raw:
+            message = json.loads(item)
+            task = message["headers"]["task"]
+            if not task.startswith("notifications.tasks.deliver_notification"):
+                continue
+            args, _kwargs, _embed = json.loads(base64.b64decode(message["body"]))
+            ids += args[0] if isinstance(args[0], list) else [args[0]]
+        return ids
 
     def __enter__(self) -> PrivateRedis:
         self.start()
