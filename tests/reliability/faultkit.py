@@ -101,6 +101,16 @@ class PrivateRedis:
         except OSError:
             return False
 
+    def queue_length(self, queue: str = "celery") -> int:
+        """How many task messages wait in ``queue``."""
+        import redis
+
+        client = redis.Redis.from_url(self.url, socket_timeout=5)
+        try:
+            return int(client.llen(queue))
+        finally:
+            client.close()
+
     def queued_notifications(self, queue: str = "celery") -> list[int]:
         """The notification ids named by the delivery tasks waiting in ``queue``
         (a task delivers one email, or a batch of them)."""
