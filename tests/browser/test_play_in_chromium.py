@@ -75,6 +75,22 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
         chromium.close()
 
 
+@pytest.fixture
+def live_server_connections_closed(live_server: Any) -> Iterator[None]:
+    """The live server's request threads keep their database connections until
+    the server stops, at the end of the session — after pytest-django has tried
+    to drop the test database, which PostgreSQL refuses while a session is on
+    it. Once the browser is closed nothing else uses the test database, so its
+    other sessions are ended here."""
+    yield
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+
+
 def link_for(email: str, kind: str) -> str:
     for message in reversed(mail.outbox):
         if message.to == [email]:
@@ -124,7 +140,9 @@ def play_turn(page: Page, game: Game, user: User, rng: random.Random) -> None:
     assert page.get_by_test_id("refusal-message").count() == 0, page.get_by_test_id("refusal-message").inner_text()
 
 
-def test_two_invited_players_play_a_whole_game_in_the_browser(live_server, settings, browser, worker):
+def test_two_invited_players_play_a_whole_game_in_the_browser(
+    live_server_connections_closed, live_server, settings, browser, worker
+):
     settings.SITE_URL = live_server.url
     organiser = User.objects.create_user("organiser@example.com")
     alice, bob = "alice@example.com", "bob@example.com"
