@@ -92,7 +92,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/manhattan_bench"
@@ -249,38 +249,6 @@ def site_env(database_url: str, var_dir: str, hosts: str) -> dict[str, str]:
 
 
 # --- database ---------------------------------------------------------------------------
-
-
-def recreate_database(database_url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(database_url)
-    name = parts.path.lstrip("/")
-    if "bench" not in name:
-        raise SystemExit(f"refusing to drop database {name!r}: its name must contain 'bench'")
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def drop_database(database_url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(database_url)
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
-
-
-def migrate(env: dict[str, str]) -> None:
-    subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=300,
-    )
 
 
 @dataclass
@@ -1314,6 +1282,8 @@ def main(argv: list[str] | None = None) -> int:
     # Django in this process: the same settings, plus the test Client's host for --profile.
     os.environ.update({**server_env, "ALLOWED_HOSTS": hosts + ",testserver"})
     sys.path.insert(0, str(ROOT))
+    from tests.reliability.faultkit import drop_database, migrate, recreate_database
+
     results: dict[str, Any] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "command": "python benchmarks/api_load.py " + " ".join(argv if argv is not None else sys.argv[1:]),
@@ -1341,7 +1311,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parts = urlsplit(cfg.database_url)
         log(f"database {parts.path.lstrip('/')} on {parts.hostname}: drop, create, migrate")
-        recreate_database(cfg.database_url)
+        recreate_database(cfg.database_url, marker="bench")
         created = True
         migrate(server_env)
         import django
@@ -1376,7 +1346,7 @@ def main(argv: list[str] | None = None) -> int:
             connections.close_all()
         if created and not cfg.keep_database:
             with contextlib.suppress(Exception):
-                drop_database(cfg.database_url)
+                drop_database(cfg.database_url, marker="bench")
         shutil.rmtree(var_dir, ignore_errors=True)  # gunicorn logs, the filesystem broker's queued emails
     if not results["runs"] and "profile" not in results:
         return 130 if interrupted else 1

@@ -84,7 +84,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/manhattan_mailbench"
@@ -267,36 +267,6 @@ def wait_for_templates(seconds: float) -> None:
 
 
 # --- database and broker -----------------------------------------------------------------------------------------
-
-
-def recreate_database(database_url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(database_url)
-    name = parts.path.lstrip("/")
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def drop_database(database_url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(database_url)
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
-
-
-def migrate(env: dict[str, str]) -> None:
-    subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=300,
-    )
 
 
 def flush_broker(redis_url: str) -> int:
@@ -1278,6 +1248,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and str(Path(p).resolve()) not in (here, str(ROOT))]
     cfg = parse_args(argv)
     started = time.perf_counter()
+    from tests.reliability.faultkit import drop_database, migrate, recreate_database
+
     results: dict[str, Any] = {
         "environment": environment(),
         "command": "python benchmarks/notifications.py " + " ".join(argv if argv is not None else sys.argv[1:]),
@@ -1309,7 +1281,7 @@ def main(argv: list[str] | None = None) -> int:
     controller.start()
     try:
         log(f"database {urlsplit(cfg.database_url).path.lstrip('/')}: drop, create, migrate")
-        recreate_database(cfg.database_url)
+        recreate_database(cfg.database_url, marker="bench")
         created = True
         migrate(env)
         os.environ.update(env)
@@ -1340,7 +1312,7 @@ def main(argv: list[str] | None = None) -> int:
             flush_broker(cfg.redis_url)
         if created and not cfg.keep_database:
             with contextlib.suppress(Exception):
-                drop_database(cfg.database_url)
+                drop_database(cfg.database_url, marker="bench")
     results["seconds"] = time.perf_counter() - started
     with contextlib.suppress(OSError):
         results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -338,39 +338,41 @@ def broker_at(url: str) -> Iterator[None]:
         app.conf.broker_url = before
 
 
-# --- for the long runs (benchmarks/races.py, benchmarks/faults.py) -----------------------------------
+# --- for the long runs (benchmarks/*.py) -----------------------------------
 
 
-def recreate_database(url: str) -> None:
-    """Drop and create the PostgreSQL database of ``url``; its name must start with ``rel_``."""
+def _scratch_database(url: str, marker: str) -> tuple[str, str]:
+    """The admin URL and the name of the database of ``url``, which is about to be
+    dropped: refused unless its name contains ``marker`` (each script has its own)."""
     from urllib.parse import urlsplit, urlunsplit
-
-    import psycopg
 
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
-    if not name.startswith("rel_"):
-        raise SystemExit(f"refusing to drop database {name!r}: its name must start with 'rel_'")
-    admin = urlunsplit(parts._replace(path="/postgres"))
+    if marker not in name:
+        raise SystemExit(f"refusing to drop database {name!r}: its name must contain {marker!r}")
+    return urlunsplit(parts._replace(path="/postgres")), name
+
+
+def recreate_database(url: str, *, marker: str = "rel_") -> None:
+    """Drop and create the PostgreSQL database of ``url`` (a benchmark's scratch database)."""
+    import psycopg
+
+    admin, name = _scratch_database(url, marker)
     with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
-def drop_database(url: str) -> None:
-    from urllib.parse import urlsplit, urlunsplit
-
+def drop_database(url: str, *, marker: str = "rel_") -> None:
     import psycopg
 
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    if not name.startswith("rel_"):
-        raise SystemExit(f"refusing to drop database {name!r}: its name must start with 'rel_'")
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True, connect_timeout=10) as conn:
+    admin, name = _scratch_database(url, marker)
+    with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def migrate(env: dict[str, str]) -> None:
+    """``manage.py migrate`` in a subprocess, against the database ``env`` names."""
     subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
