@@ -225,27 +225,14 @@ def new_game(tag: str) -> tuple[Any, dict[int, str]]:
 
 
 def next_move(game_pk: int, rng: random.Random) -> tuple[int, int, dict[str, Any]] | None:
-    """(seat to act, version, a random legal action), from the stored log; None once the game is over."""
-    from games import engine, services
-    from games.models import Game
+    """(seat to act, version, a request body with a random legal action), or None once the game is over."""
+    from tests.reliability.faultkit import legal_move
 
-    game = Game.objects.get(pk=game_pk)
-    if game.status != Game.Status.ACTIVE:
+    move = legal_move(game_pk, rng)
+    if move is None:
         return None
-    state = services.load_state(game)
-    assert state is not None
-    assert state.to_act is not None
-    legal = engine.legal_actions(engine.player_view(state, state.to_act)).to_json()
-    if legal["selection"]:
-        selection = legal["selection"]
-        pool = [int(size) for size, n in selection["reserve"].items() for _ in range(n)]
-        action: dict[str, Any] = {"type": "select", "pieces": sorted(rng.sample(pool, selection["count"]))}
-    else:
-        entry = rng.choice(legal["placements"])
-        option = rng.choice(entry["options"])
-        action = {"type": "place", "card": entry["card"], "city": option["city"], "size": option["size"]}
-        action["colour"] = option["colour"]
-    return state.to_act, game.version, {"action": action, "expected_version": game.version}
+    seat, version, action = move
+    return seat, version, {"action": action, "expected_version": version}
 
 
 def log_check() -> dict[str, int]:

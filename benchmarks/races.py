@@ -143,26 +143,9 @@ def new_table(number: int) -> Table:
 
 def next_action(table: Table, rng: random.Random) -> tuple[int, int, dict[str, Any]] | None:
     """(seat to act, version, a random legal action in JSON), or None if the game is over."""
-    from games import engine, services
-    from games.models import Game
+    from tests.reliability.faultkit import legal_move
 
-    game = Game.objects.get(pk=table.pk)
-    if game.status != Game.Status.ACTIVE:
-        return None
-    state = services.load_state(game)
-    assert state is not None
-    assert state.to_act is not None
-    legal = engine.legal_actions(engine.player_view(state, state.to_act)).to_json()
-    if legal["selection"]:
-        selection = legal["selection"]
-        pool = [int(size) for size, n in selection["reserve"].items() for _ in range(n)]
-        action: dict[str, Any] = {"type": "select", "pieces": sorted(rng.sample(pool, selection["count"]))}
-    else:
-        entry = rng.choice(legal["placements"])
-        option = rng.choice(entry["options"])
-        action = {"type": "place", "card": entry["card"], "city": option["city"], "size": option["size"]}
-        action["colour"] = option["colour"]
-    return state.to_act, game.version, action
+    return legal_move(table.pk, rng)
 
 
 def log_of(pk: int) -> list[int]:

@@ -341,6 +341,32 @@ def broker_at(url: str) -> Iterator[None]:
 # --- for the long runs (benchmarks/*.py) -----------------------------------
 
 
+def legal_move(game_pk: int, rng: Any = None) -> tuple[int, int, dict[str, Any]] | None:
+    """(seat to act, version, a legal action as JSON) from the stored log, or None once the
+    game is over: a random one with a ``random.Random``, else the first the engine lists."""
+    from games import engine, services
+    from games.models import Game
+
+    game = Game.objects.get(pk=game_pk)
+    if game.status != Game.Status.ACTIVE:
+        return None
+    state = services.load_state(game)
+    assert state is not None
+    assert state.to_act is not None
+    legal = engine.legal_actions(engine.player_view(state, state.to_act)).to_json()
+    if legal["selection"]:
+        selection = legal["selection"]
+        pool = [int(size) for size, n in selection["reserve"].items() for _ in range(n)]
+        pieces = rng.sample(pool, selection["count"]) if rng else pool[: selection["count"]]
+        action: dict[str, Any] = {"type": "select", "pieces": sorted(pieces)}
+    else:
+        entry = rng.choice(legal["placements"]) if rng else legal["placements"][0]
+        option = rng.choice(entry["options"]) if rng else entry["options"][0]
+        action = {"type": "place", "card": entry["card"], "city": option["city"], "size": option["size"]}
+        action["colour"] = option["colour"]
+    return state.to_act, game.version, action
+
+
 def _scratch_database(url: str, marker: str) -> tuple[str, str]:
     """The admin URL and the name of the database of ``url``, which is about to be
     dropped: refused unless its name contains ``marker`` (each script has its own)."""

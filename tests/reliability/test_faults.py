@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import create_api_token
-from games import engine, services
+from games import services
 from games.models import Game, GameEvent, IdempotencyKey
 from notifications import services as outbox
 from notifications.models import Kind, Notification
@@ -42,6 +42,7 @@ from .faultkit import (
     broker_at,
     database_url,
     free_port,
+    legal_move,
     site_env,
     smtp_server,
     wait_until,
@@ -107,21 +108,11 @@ class Table:
 
     def next_move(self) -> tuple[str, dict[str, Any]]:
         """The token of the seat to act and a legal action for it, at the current version."""
+        move = legal_move(self.game.pk)
+        assert move is not None
+        seat, version, action = move
         self.game.refresh_from_db()
-        state = services.load_state(self.game)
-        assert state is not None
-        assert state.to_act is not None
-        legal = engine.legal_actions(engine.player_view(state, state.to_act)).to_json()
-        if legal["selection"]:
-            selection = legal["selection"]
-            pieces = [int(s) for s, n in selection["reserve"].items() for _ in range(n)][: selection["count"]]
-            action: dict[str, Any] = {"type": "select", "pieces": pieces}
-        else:
-            entry = legal["placements"][0]
-            option = entry["options"][0]
-            action = {"type": "place", "card": entry["card"], "city": option["city"], "size": option["size"]}
-            action["colour"] = option["colour"]
-        return self.tokens[state.to_act], {"action": action, "expected_version": self.game.version}
+        return self.tokens[seat], {"action": action, "expected_version": version}
 
 
 def assert_log_whole(game: Game) -> list[int]:
