@@ -149,6 +149,10 @@ CELERY_TASK_SOFT_TIME_LIMIT = 45
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery's Django fix-up closes the database connection around every task
+# unless this is set; connections are recycled like a request's instead, by
+# CONN_MAX_AGE and health checks (see manhattan_site/celery.py).
+CELERY_DB_REUSE_MAX = 2**31
 CELERY_TIMEZONE = TIME_ZONE
 # One beat runs these; each is a sweep over due rows, never a long ETA task.
 CELERY_BEAT_SCHEDULE = {

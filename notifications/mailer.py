@@ -17,7 +17,7 @@ backend) are used as before, one ``send()`` per email.
 
 from __future__ import annotations
 
-import smtplib
+import select
 import threading
 import time
 from typing import Any
@@ -62,23 +62,33 @@ def close() -> None:
         backend.close()  # Django's close() ignores the errors of a broken connection
 
 
-def _answers(backend: Any) -> bool:
-    """A NOOP on a connection about to be reused. A server that closed it while
-    it sat idle is found out here, before any of the next message is sent, so
-    opening a new connection cannot send anything twice — and the email is not
-    held back for a retry over a connection that was already gone."""
+def _hung_up(backend: Any) -> bool:
+    """Whether the server closed a connection about to be reused.
+
+    SMTP servers speak only when spoken to, so an idle connection has nothing
+    to read: anything readable (a ``421`` goodbye, the end of the stream) means
+    the server hung up while it sat idle. This is found out here, before any of
+    the next message is sent, so opening a new connection cannot send anything
+    twice — and without the round trip of a ``NOOP`` per email. A path that
+    died silently is not seen here; ``MAX_IDLE_S`` keeps reuse well inside the
+    idle timeouts where that happens, and a send over it fails that attempt.
+    """
+    sock = getattr(backend.connection, "sock", None)
+    if sock is None:
+        return True
     try:
-        code, _ = backend.connection.noop()
-    except (smtplib.SMTPException, OSError):
-        return False
-    return bool(code == 250)
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):  # closed or invalid descriptor
+        return True
+    pending = getattr(sock, "pending", None)  # bytes TLS has already decrypted
+    return bool(readable) or bool(pending and pending())
 
 
 def _connection() -> Any:
     key = _settings_key()
     now = time.monotonic()
     stale = _local.settings_key != key or now - _local.last_used > MAX_IDLE_S or _local.sent >= MAX_PER_CONNECTION
-    if _local.backend is not None and (stale or not _answers(_local.backend)):
+    if _local.backend is not None and (stale or _hung_up(_local.backend)):
         close()
     if _local.backend is None:
         backend = get_connection(SMTP_BACKEND)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import socket
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -175,7 +176,7 @@ def test_a_connection_dropped_while_idle_is_replaced_before_sending(started_game
     assert notifications.deliver(first.pk)
     mailer._local.backend.connection.sock.shutdown(socket.SHUT_RDWR)  # the server hung up meanwhile
 
-    assert notifications.deliver(second.pk)  # found out by the NOOP: a new connection, first attempt
+    assert notifications.deliver(second.pk)  # found out before sending: a new connection, first attempt
     assert notifications.deliver(third.pk)
     assert Notification.objects.filter(status=Notification.Status.SENT, attempts=1).count() == 3
     assert len(set(smtp.peers)) == 2
@@ -185,7 +186,7 @@ def test_a_connection_dropped_while_idle_is_replaced_before_sending(started_game
 def test_a_failure_while_sending_fails_that_attempt_and_the_connection_is_replaced(started_game, smtp):
     first, second, third = pending_emails(started_game)
     assert notifications.deliver(first.pk)
-    smtp.refuse_next = True  # the server takes the connection's NOOP, then refuses the message
+    smtp.refuse_next = True  # the server refuses the next message
 
     assert notifications.deliver(second.pk) is False
     second.refresh_from_db()
@@ -198,3 +199,19 @@ def test_a_failure_while_sending_fails_that_attempt_and_the_connection_is_replac
     second.refresh_from_db()
     assert (second.status, second.attempts) == (Notification.Status.SENT, 2)
     assert sorted(smtp.ids) == sorted(n.message_id for n in (first, second, third)), "each sent once"
+
+
+@pytest.mark.parametrize(
+    ("server_does", "hung_up"),
+    [("nothing", False), ("says goodbye", True), ("closes", True)],
+)
+def test_a_reused_connection_is_checked_for_a_server_hang_up_without_a_round_trip(server_does, hung_up):
+    ours, server = socket.socketpair()
+    with ours, server:
+        if server_does == "says goodbye":
+            server.sendall(b"421 4.4.2 idle too long, closing\r\n")
+        elif server_does == "closes":
+            server.close()
+        backend = types.SimpleNamespace(connection=types.SimpleNamespace(sock=ours))
+        assert mailer._hung_up(backend) is hung_up
+        assert ours.gettimeout() is None, "the probe leaves the socket blocking"
