@@ -37,8 +37,12 @@ def revoke_api_token(*, token: ApiToken) -> None:
 
 def authenticate_token(raw: str) -> ApiToken | None:
     """The active token for ``raw``, its last-used time refreshed (at most once a minute)."""
-    token = ApiToken.objects.select_related("user").filter(token_hash=hash_token(raw), revoked__isnull=True).first()
-    if token is None or not token.user.is_active:
+    try:
+        # get(), not first(): the hash is unique, and first() would sort by the model's ordering.
+        token = ApiToken.objects.select_related("user").get(token_hash=hash_token(raw), revoked__isnull=True)
+    except ApiToken.DoesNotExist:
+        return None
+    if not token.user.is_active:
         return None
     now = timezone.now()
     if token.last_used is None or now - token.last_used > LAST_USED_RESOLUTION:

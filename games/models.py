@@ -98,7 +98,9 @@ class Seat(models.Model):
     joined = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering: ClassVar[list[str]] = ["game", "index"]
+        # By the column, not the relation: ordering by "game" would join every
+        # seat query to games_game to sort by the game's own ordering.
+        ordering: ClassVar[list[str]] = ["game_id", "index"]
         constraints: ClassVar[list[Any]] = [
             models.UniqueConstraint(fields=["game", "index"], name="seat_unique_index"),
             models.UniqueConstraint(
@@ -145,7 +147,7 @@ class GameEvent(models.Model):
     objects = AppendOnlyQuerySet.as_manager()
 
     class Meta:
-        ordering: ClassVar[list[str]] = ["game", "seq"]
+        ordering: ClassVar[list[str]] = ["game_id", "seq"]  # no join to games_game: see Seat
         constraints: ClassVar[list[Any]] = [models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq")]
 
     def __str__(self) -> str:

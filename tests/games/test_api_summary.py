@@ -8,6 +8,7 @@ hot paths from sliding back into one query per seat.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -112,3 +113,8 @@ def test_a_move_and_a_read_cost_a_fixed_number_of_queries(
     # token, lock (with the secret), seats, log, insert events, update game, and the
     # "your turn" email in its savepoint (it was 24 when each seat was read on its own)
     assert len(move) <= 8, [q["sql"] for q in move]
+    # Seats and events are never joined to their game only to be sorted (as
+    # ordering them by the relation "game" instead of "game_id" would do).
+    for query in [*read, *move]:
+        if re.search(r'FROM "games_(seat|gameevent)"', query["sql"]):
+            assert 'JOIN "games_game"' not in query["sql"], query["sql"]
