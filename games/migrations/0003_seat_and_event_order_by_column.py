@@ -4,18 +4,17 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_game_next_reminder_at_game_reminder_every_hours_and_more'),
+        ("games", "0002_game_next_reminder_at_game_reminder_every_hours_and_more"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='gameevent',
-            options={'ordering': ['game_id', 'seq']},
+            name="gameevent",
+            options={"ordering": ["game_id", "seq"]},
         ),
         migrations.AlterModelOptions(
-            name='seat',
-            options={'ordering': ['game_id', 'index']},
+            name="seat",
+            options={"ordering": ["game_id", "index"]},
         ),
     ]
