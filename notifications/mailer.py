@@ -77,7 +77,9 @@ def _hung_up(backend: Any) -> bool:
     if sock is None:
         return True
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
+        poller = select.poll()  # not select(): it fails on descriptors above 1023
+        poller.register(sock, select.POLLIN)
+        readable = poller.poll(0)
     except (OSError, ValueError):  # closed or invalid descriptor
         return True
     pending = getattr(sock, "pending", None)  # bytes TLS has already decrypted
