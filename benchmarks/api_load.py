@@ -80,7 +80,6 @@ import resource
 import secrets
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -349,17 +348,6 @@ def interleave_late_games(games: list[GameSpec], clients: int, seed: int) -> lis
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _proc_stat(pid: int) -> tuple[str, int, float] | None:
-    """(comm, ppid, cpu seconds) of a process, or None if it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    comm = raw[raw.index("(") + 1 : raw.rindex(")")]
-    fields = raw[raw.rindex(")") + 2 :].split()
-    return comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
 def cpu_snapshot() -> dict[str, float]:
     """CPU seconds used so far by this load generator and by the whole machine."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -413,26 +401,20 @@ class CpuMeter:
             self._sample(initial=False)
 
     def _sample(self, *, initial: bool) -> None:
-        with contextlib.suppress(OSError):
-            for name in os.listdir("/proc"):
-                if not name.isdigit():
-                    continue
-                pid = int(name)
-                stat = _proc_stat(pid)
-                if stat is None:
-                    continue
-                comm, ppid, cpu = stat
-                if pid not in self.kind:
-                    if self.server_pid in (pid, ppid):
-                        self.kind[pid] = "gunicorn"
-                    elif comm == "postgres" and _serves(pid, self.database):
-                        self.kind[pid] = "postgres"
-                    else:
-                        self.kind[pid] = ""
-                if self.kind[pid]:
-                    # A process first seen after the start was born during the phase.
-                    self.first.setdefault(pid, cpu if initial else 0.0)
-                    self.last[pid] = cpu
+        from tests.reliability.faultkit import processes
+
+        for pid, (comm, ppid, cpu) in processes().items():
+            if pid not in self.kind:
+                if self.server_pid in (pid, ppid):
+                    self.kind[pid] = "gunicorn"
+                elif comm == "postgres" and _serves(pid, self.database):
+                    self.kind[pid] = "postgres"
+                else:
+                    self.kind[pid] = ""
+            if self.kind[pid]:
+                # A process first seen after the start was born during the phase.
+                self.first.setdefault(pid, cpu if initial else 0.0)
+                self.last[pid] = cpu
 
     def cores(self, client_extra_s: float = 0.0) -> dict[str, float]:
         """Average cores used per party over the phase, and the server's CPU seconds."""
@@ -449,14 +431,6 @@ class CpuMeter:
         return result
 
 
-def busy_cores(seconds: float) -> float:
-    """Cores the machine kept busy over ``seconds`` (while this benchmark idles)."""
-    before = cpu_snapshot()
-    time.sleep(seconds)
-    after = cpu_snapshot()
-    return round((after["machine"] - before["machine"]) / max(after["wall"] - before["wall"], 1e-9), 2)
-
-
 def cpu_cost(cores_used: dict[str, float], count: int) -> float:
     """Server CPU (gunicorn + PostgreSQL) per request, in ms: much steadier than
     wall-clock figures when other processes share the machine."""
@@ -464,12 +438,6 @@ def cpu_cost(cores_used: dict[str, float], count: int) -> float:
 
 
 # --- the server ---------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager
@@ -480,6 +448,8 @@ def gunicorn(
 
     Yields its URL, its master's pid and its access log (``ACCESS_FORMAT``)."""
     import requests
+
+    from tests.reliability.faultkit import free_port
 
     port = free_port()
     log_path = Path(log_dir) / f"gunicorn-w{workers}.log"
@@ -999,6 +969,8 @@ def server_side(rows: list[tuple[str, str, int, float]], games: list[GameSpec], 
 def one_run(
     cfg: Config, workers: int, env: dict[str, str], games: list[GameSpec], tokens: list[str], log_dir: str
 ) -> dict[str, Any]:
+    from tests.reliability.faultkit import busy_cores
+
     numbered = list(enumerate(games))
     database = urlsplit(cfg.database_url).path.lstrip("/")
     give_up = time.monotonic() + cfg.wait_quiet

@@ -68,7 +68,6 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -749,17 +748,13 @@ def recreate_database(url: str, *, drop_only: bool = False) -> None:
             connection.execute(f'CREATE DATABASE "{name}"')
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def gunicorn(env: dict[str, str], workers: int, log_file: Path) -> Iterator[str]:
     import requests
 
-    port = _free_port()
+    from tests.reliability.faultkit import free_port
+
+    port = free_port()
     command = [sys.executable, "-m", "gunicorn", "manhattan_site.wsgi", "-b", f"127.0.0.1:{port}"]
     command += ["-w", str(workers), "--timeout", "60"]
     with log_file.open("w") as sink:

@@ -71,7 +71,6 @@ import re
 import resource
 import secrets
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -101,7 +100,6 @@ TEMPLATE_SUFFIXES = ("-subject.txt", "-body.txt", "-body.html")
 MESSAGE_ID = re.compile(rb"^Message-ID:\s*(<[^>\r\n]+>)", re.IGNORECASE | re.MULTILINE)
 LINGER_S = 2.0  # after the last email, how long to keep listening for duplicates
 QUIET_CORES = 0.5  # "quiet": the rest of the machine keeps less than this busy
-CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def log(message: str) -> None:
@@ -326,34 +324,14 @@ class Inbox:
         return "250 OK"
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 # --- CPU accounting (Linux /proc) --------------------------------------------------------------------------------
-
-
-def _processes() -> dict[int, tuple[str, int, float]]:
-    """pid -> (comm, ppid, CPU seconds) of every process visible in /proc."""
-    out = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            text = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        comm = text[text.index("(") + 1 : text.rindex(")")]
-        fields = text[text.rindex(")") + 2 :].split()
-        out[int(entry)] = (comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / CLK_TCK)
-    return out
 
 
 def cpu_snapshot(root_pid: int | None) -> dict[str, float]:
     """CPU seconds so far of the worker's process tree, of all postgres processes, and of this process."""
-    procs = _processes() if os.path.isdir("/proc") else {}
+    from tests.reliability.faultkit import processes
+
+    procs = processes()
     tree: set[int] = set()
     if root_pid is not None and root_pid in procs:
         tree.add(root_pid)
@@ -380,30 +358,15 @@ def cpu_delta(before: dict[str, float], after: dict[str, float], seconds: float)
 def wait_for_quiet(limit_s: float) -> dict[str, float]:
     """Wait (up to ``limit_s``) until the rest of the machine keeps fewer than QUIET_CORES cores busy
     for two seconds running: the machine is shared, and a neighbour's test suite halves a 2-core run."""
+    from tests.reliability.faultkit import busy_cores
+
     started = time.monotonic()
-    busy = background_cores(2.0)
+    busy = busy_cores(2.0)
     while busy >= QUIET_CORES and time.monotonic() - started < limit_s:
         log(f"  waiting for a quieter machine ({busy} cores busy) ...")
         time.sleep(5.0)
-        busy = background_cores(2.0)
+        busy = busy_cores(2.0)
     return {"waited_s": round(time.monotonic() - started, 1), "cores_busy": busy}
-
-
-def background_cores(seconds: float = 2.0) -> float:
-    """Cores kept busy by everything on the machine over ``seconds`` (from /proc/stat)."""
-
-    def busy() -> tuple[float, float]:
-        fields = [float(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-        idle = fields[3] + fields[4]
-        return sum(fields) - idle, sum(fields)
-
-    try:
-        b0, t0 = busy()
-        time.sleep(seconds)
-        b1, t1 = busy()
-    except OSError:
-        return float("nan")
-    return round((b1 - b0) / (t1 - t0) * (os.cpu_count() or 1), 2) if t1 > t0 else float("nan")
 
 
 # --- part 1: turn emails through a real worker -------------------------------------------------------------------
@@ -614,6 +577,8 @@ def run_worker(
     env: dict[str, str],
     log_dir: str,
 ) -> dict[str, Any]:
+    from tests.reliability.faultkit import busy_cores
+
     pool, concurrency, prefetch = setting
     label = pool_label(pool, concurrency, prefetch)
     n = len(ids)
@@ -621,7 +586,7 @@ def run_worker(
     flush_broker(cfg.redis_url)
     inbox.reset()
     quiet = wait_for_quiet(cfg.quiet_wait) if cfg.quiet_wait else None
-    background = quiet["cores_busy"] if quiet else background_cores(1.0)
+    background = quiet["cores_busy"] if quiet else busy_cores(1.0)
     log_path = Path(log_dir) / f"worker-{pool}-{concurrency}-{prefetch or 0}.log"
     order = list(ids)
     random.Random(f"{cfg.seed}:order").shuffle(order)
@@ -883,10 +848,12 @@ def backend_cpu_s() -> float:
     """CPU seconds so far of the PostgreSQL backend serving this process's connection (from /proc)."""
     from django.db import connection
 
+    from tests.reliability.faultkit import process_cpu
+
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         pid = cursor.fetchone()[0]
-    proc = _processes().get(pid)
+    proc = process_cpu(pid)
     return proc[2] if proc else float("nan")
 
 
@@ -953,6 +920,7 @@ def reminders_part(cfg: Config) -> dict[str, Any]:
 
     from games.models import Game
     from notifications import services
+    from tests.reliability.faultkit import busy_cores
 
     base = timezone.now().replace(microsecond=0)
     log(f"reminders: bulk-creating {cfg.games:,} active games ...")
@@ -989,7 +957,7 @@ def reminders_part(cfg: Config) -> dict[str, Any]:
     plans["timeout_none"]["uses_index"] = uses_index(plans["timeout_none"]["plan"], "game_timeout_due")
 
     log(f"reminders: {cfg.sweep_repeats} sweep(s) with {len(due)} games due ...")
-    machine = wait_for_quiet(cfg.quiet_wait) if cfg.quiet_wait else {"waited_s": 0.0, "cores_busy": background_cores(1)}
+    machine = wait_for_quiet(cfg.quiet_wait) if cfg.quiet_wait else {"waited_s": 0.0, "cores_busy": busy_cores(1)}
     busy_times: list[float] = []
     client_cpu: list[float] = []
     backend_cpu: list[float] = []
@@ -1248,7 +1216,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and str(Path(p).resolve()) not in (here, str(ROOT))]
     cfg = parse_args(argv)
     started = time.perf_counter()
-    from tests.reliability.faultkit import drop_database, migrate, recreate_database
+    from tests.reliability.faultkit import drop_database, free_port, migrate, recreate_database
 
     results: dict[str, Any] = {
         "environment": environment(),

@@ -341,6 +341,50 @@ def broker_at(url: str) -> Iterator[None]:
 # --- for the long runs (benchmarks/*.py) -----------------------------------
 
 
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu(pid: int) -> tuple[str, int, float] | None:
+    """(command name, parent pid, CPU seconds so far) of a process, from
+    /proc, or None if it is gone (or this is not Linux)."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    comm = raw[raw.index("(") + 1 : raw.rindex(")")]  # may hold spaces and parentheses
+    fields = raw[raw.rindex(")") + 2 :].split()
+    return comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def processes() -> dict[int, tuple[str, int, float]]:
+    """``process_cpu`` of every process visible in /proc."""
+    found = {}
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and (stat := process_cpu(int(entry))) is not None:
+                found[int(entry)] = stat
+    return found
+
+
+def busy_cores(seconds: float) -> float:
+    """Cores the whole machine kept busy over ``seconds`` (from /proc/stat): how
+    much a benchmark's neighbours would skew it, measured while it idles."""
+
+    def ticks() -> tuple[float, float]:
+        fields = [float(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return sum(fields) - fields[3] - fields[4], sum(fields)  # all but idle and iowait
+
+    try:
+        busy_before, total_before = ticks()
+        time.sleep(seconds)
+        busy_after, total_after = ticks()
+    except OSError:
+        return float("nan")
+    if total_after <= total_before:
+        return float("nan")
+    return round((busy_after - busy_before) / (total_after - total_before) * (os.cpu_count() or 1), 2)
+
+
 def legal_move(game_pk: int, rng: Any = None) -> tuple[int, int, dict[str, Any]] | None:
     """(seat to act, version, a legal action as JSON) from the stored log, or None once the
     game is over: a random one with a ``random.Random``, else the first the engine lists."""
