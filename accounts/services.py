@@ -5,8 +5,12 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 
+from django.db import connections
 from django.utils import timezone
+
+from manhattan_site.sql import Columns, connection_for_read
 
 from .models import ApiToken, User, hash_token
 
@@ -35,14 +39,42 @@ def revoke_api_token(*, token: ApiToken) -> None:
         token.save(update_fields=["revoked"])
 
 
+_TOKEN = Columns(ApiToken, "t")
+_USER = Columns(User, "u")
+
+
+@cache
+def _active_token_sql(alias: str) -> str:
+    """The active token with this hash, and its user, in one row: what
+    ``ApiToken.objects.select_related("user").get(token_hash=…, revoked=None)``
+    asks, written out once (see ``manhattan_site.sql`` for why)."""
+    connection = connections[alias]
+    return (
+        f"SELECT {_TOKEN.select(connection)}, {_USER.select(connection)}"
+        f" FROM {_TOKEN.table(connection)} INNER JOIN {_USER.table(connection)}"
+        f" ON {_USER.column(connection, 'pk')} = {_TOKEN.column(connection, 'user')}"
+        f" WHERE {_TOKEN.column(connection, 'token_hash')} = %s AND {_TOKEN.column(connection, 'revoked')} IS NULL"
+    )
+
+
+def find_active_token(token_hash: str) -> ApiToken | None:
+    """The unrevoked token with this hash, its user loaded; every API request
+    with a token asks this, so it is one hand-written query."""
+    connection = connection_for_read(ApiToken)
+    with connection.cursor() as cursor:
+        cursor.execute(_active_token_sql(connection.alias), [token_hash])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    token = _TOKEN.build(connection, row[: len(_TOKEN)])
+    token.user = _USER.build(connection, row[len(_TOKEN) :])
+    return token
+
+
 def authenticate_token(raw: str) -> ApiToken | None:
     """The active token for ``raw``, its last-used time refreshed (at most once a minute)."""
-    try:
-        # get(), not first(): the hash is unique, and first() would sort by the model's ordering.
-        token = ApiToken.objects.select_related("user").get(token_hash=hash_token(raw), revoked__isnull=True)
-    except ApiToken.DoesNotExist:
-        return None
-    if not token.user.is_active:
+    token = find_active_token(hash_token(raw))
+    if token is None or not token.user.is_active:
         return None
     now = timezone.now()
     if token.last_used is None or now - token.last_used > LAST_USED_RESOLUTION:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, models, transaction
-from django.db.models import Prefetch, Q, QuerySet, prefetch_related_objects
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -25,9 +25,10 @@ from games import engine
 from games.engine import Action, GameOptions, GameState, RuleError, UndoLastPlacement
 from games.engine.bots import bot_for
 from games.engine.events import apply_in_place
+from manhattan_site.sql import attach_prefetched
 from notifications import services as notifications
 
-from . import snapshots
+from . import reads, snapshots
 from .errors import Conflict, Forbidden, GameError, NotFound, StaleVersion, Unprocessable, from_rule_error
 from .models import Game, GameEvent, GameSecret, IdempotencyKey, Seat
 
@@ -68,7 +69,8 @@ def games_of(user: User) -> QuerySet[Game]:
 
 def get_game(public_id: Any, *, seats: bool = True) -> Game:
     """The game with this public id, its seats loaded (see ``with_seats``)
-    unless the caller needs only its own (``seat_index_of``)."""
+    unless the caller needs none of them (``game_and_seat_index`` reads the
+    caller's own with the game)."""
     try:
         game = Game.objects.get(public_id=public_id)
         return with_seats(game) if seats else game
@@ -79,19 +81,18 @@ def get_game(public_id: Any, *, seats: bool = True) -> Game:
 def with_seats(game: Game) -> Game:
     """``game`` with its seats (and their users) loaded in one query, so that
     every later ``game.seats.all()`` of the request (permission checks, the
-    response body, reminders, notifications) reads them from memory."""
-    prefetch_related_objects([game], Prefetch("seats", queryset=Seat.objects.select_related("user")))
+    response body, reminders, notifications) reads them from memory.
+
+    The seats are read by hand (``reads.seats_with_users``: through the ORM
+    this was a move's costliest query) and kept where ``prefetch_related_objects``
+    would keep them."""
+    attach_prefetched(game, "seats", reads.seats_with_users(game))
     return game
 
 
 def event_payloads(game: Game, upto: int | None = None, *, after: int = 0) -> list[engine.Event]:
     """The payloads of the game's events ``after`` < seq <= ``upto``, in order."""
-    events = GameEvent.objects.filter(game=game).order_by("seq")
-    if after:
-        events = events.filter(seq__gt=after)
-    if upto is not None:
-        events = events.filter(seq__lte=upto)
-    return list(events.values_list("payload", flat=True))
+    return reads.event_payloads(game.pk, after=after, upto=upto)
 
 
 def load_state(game: Game, upto: int | None = None) -> GameState | None:
@@ -137,12 +138,16 @@ def seat_of(game: Game, user: Any) -> Seat | None:
     return next((seat for seat in game.seats.all() if seat.user_id == user.pk), None)
 
 
-def seat_index_of(game: Game, user: User) -> int | None:
-    """``user``'s seat number in ``game``: one small query, for the reads that
-    need nothing else about the seats (the seats with their users cost three
-    times as much to load)."""
-    index: int | None = game.seats.filter(user=user).values_list("index", flat=True).first()
-    return index
+def game_and_seat_index(public_id: Any, user: User) -> tuple[Game, int | None]:
+    """The game and ``user``'s seat number in it (``None`` if they have
+    none), in one query: what the reads of legal actions and events need."""
+    try:
+        found = reads.game_and_seat_index(public_id, user.pk)
+    except (ValueError, TypeError, DjangoValidationError) as error:
+        raise NotFound("There is no game with this id.", code="game_not_found") from error
+    if found is None:
+        raise NotFound("There is no game with this id.", code="game_not_found")
+    return found
 
 
 # --- the lobby -------------------------------------------------------------------
@@ -271,9 +276,11 @@ def _lock_game(public_id: Any) -> Game:
     secret may not exist yet, and PostgreSQL refuses to lock the null side
     of an outer join) and one for the seats."""
     try:
-        game = Game.objects.select_for_update(of=("self",)).select_related("secret").get(public_id=public_id)
-    except (Game.DoesNotExist, ValueError, TypeError, DjangoValidationError) as error:
+        game = reads.locked_game(public_id)
+    except (ValueError, TypeError, DjangoValidationError) as error:
         raise NotFound("There is no game with this id.", code="game_not_found") from error
+    if game is None:
+        raise NotFound("There is no game with this id.", code="game_not_found")
     return with_seats(game)
 
 

@@ -160,11 +160,13 @@ class StartView(APIView):
 class LegalActionsView(APIView):
     @extend_schema(summary="What I may do now", responses={200: JSON_OBJECT, 403: PROBLEM, 409: PROBLEM})
     def get(self, request: Request, game_id: str) -> Response:
-        game = services.get_game(game_id, seats=False)
-        seat = services.seat_index_of(game, request_user(request))
+        game, seat = services.game_and_seat_index(game_id, request_user(request))
         if seat is None:
             raise GameError("You have no seat in this game.", code="not_a_player", status=403)
-        state = services.load_state(game)
+        # Up to the version read with the game: the state and the version
+        # answered agree, and a state this process holds at that version is
+        # used as it is, with no query for newer events.
+        state = services.load_state(game, upto=game.version)
         if state is None:
             raise GameError("The game has not started.", code="game_lobby", status=409)
         body = engine.legal_actions(engine.player_view(state, seat)).to_json()
@@ -285,12 +287,11 @@ class EventsView(APIView):
         responses={200: JSON_OBJECT, 400: PROBLEM, 404: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = services.get_game(game_id, seats=False)
+        game, seat = services.game_and_seat_index(game_id, request_user(request))
         after_raw = request.query_params.get("after", "0")
         if not _is_small_number(after_raw):
             raise GameError("'after' must be a whole number.", code="bad_after", status=400)
         after = int(after_raw)
-        seat = services.seat_index_of(game, request_user(request))
         rows = game.events.filter(seq__gt=after).order_by("seq").values("seq", "payload", "created")[:1000]
         events = [
             {
