@@ -25,7 +25,8 @@ from games import engine
 from games.engine import Action, GameOptions, GameState, RuleError, UndoLastPlacement
 from games.engine.bots import bot_for
 from games.engine.events import apply_in_place
-from manhattan_site.sql import attach_prefetched
+from manhattan_site import sql
+from manhattan_site.sql import attach_prefetched, connection_for_write
 from notifications import services as notifications
 
 from . import reads, snapshots
@@ -459,18 +460,17 @@ def _append(game: Game, state: GameState, events: list[engine.Event], *, seat: i
     against a second writer."""
     now = timezone.now()
     first = game.version + 1
+    connection = connection_for_write(Game)
     try:
-        GameEvent.objects.bulk_create(
-            GameEvent(
-                game=game,
-                seq=first + i,
-                type=event["type"],
-                payload=event,
-                seat=seat,
-                actor=actor,
-                created=now,
-            )
-            for i, event in enumerate(events)
+        # Hand-written (manhattan_site.sql): bulk_create would build the same INSERT anew each move.
+        sql.insert(
+            connection,
+            [
+                GameEvent(
+                    game=game, seq=first + i, type=event["type"], payload=event, seat=seat, actor=actor, created=now
+                )
+                for i, event in enumerate(events)
+            ],
         )
     except IntegrityError as error:
         raise StaleVersion("Another action was stored first; reload and try again.") from error
@@ -483,7 +483,7 @@ def _append(game: Game, state: GameState, events: list[engine.Event], *, seat: i
         game.status = Game.Status.FINISHED
         game.finished = now
     notifications.schedule_turn(game, now)
-    game.save(update_fields=_APPEND_FIELDS)
+    sql.update(connection, game, _APPEND_FIELDS)  # game.save(update_fields=_APPEND_FIELDS)
     notifications.record_game_notifications(game=game, state=state, events=events, first_seq=first, acting_seat=seat)
     _remember_on_commit(game, state)
     _after_commit(game, state)

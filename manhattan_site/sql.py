@@ -1,17 +1,19 @@
-"""Hand-written reads for the few queries that every API request makes.
+"""Hand-written SQL for the few statements that every API request makes.
 
 Why: the ORM builds a query's SQL anew on every call, and for a one-row
 lookup that costs several times the database round trip itself (a token
 lookup with its user: ~1.3 ms of CPU through ``select_related(...).get()``
 against ~0.3 ms as SQL on a cursor; see docs/benchmarks.md). The token of
-every request and the game of every move are read this way; everything else
-stays with the ORM.
+every request and the game of every move are read this way, and a move's
+event and game row are written this way; everything else stays with the ORM.
 
 What keeps these reads honest: the column lists come from the models'
 metadata (a new field is read without touching the SQL), each value goes
 through the same converters the ORM applies (SQLite's booleans and dates,
 JSON fields), and the instances are built with ``Model.from_db`` as the ORM
-builds them. ``tests/test_sql.py`` holds each read equal to its ORM query.
+builds them; values written go through the fields' ``pre_save`` and
+``get_db_prep_save``, as in the ORM's INSERT and UPDATE. ``tests/test_sql.py``
+holds each statement equal to its ORM counterpart.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from django.db import connections, router
+from django.db import DatabaseError, connections, router
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
@@ -84,6 +86,50 @@ class Columns(Generic[M]):
                 known.append([*connection.ops.get_db_converters(column), *column.get_db_converters(connection)])
             self._converters[connection.alias] = known
         return known
+
+
+def insert(connection: BaseDatabaseWrapper, objects: Sequence[Model]) -> None:
+    """INSERT ``objects`` (of one model, primary keys left to the database) in
+    one statement: ``bulk_create`` without reading the new ids back. Raises
+    ``IntegrityError`` as ``bulk_create`` does."""
+    if not objects:
+        return
+    model = type(objects[0])
+    fields = [field for field in model._meta.local_concrete_fields if not field.primary_key]
+    quote = connection.ops.quote_name
+    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    params = [
+        field.get_db_prep_save(field.pre_save(instance, add=True), connection)
+        for instance in objects
+        for field in fields
+    ]
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(_column_name(f)) for f in fields)})"
+        f" VALUES {', '.join([row] * len(objects))}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def update(connection: BaseDatabaseWrapper, instance: Model, names: Sequence[str]) -> None:
+    """UPDATE these fields of ``instance``'s row: ``save(update_fields=names)``
+    (``auto_now`` fields are set, as ``save`` sets them). Raises
+    ``DatabaseError`` if the row is gone, as ``save`` does."""
+    meta = instance._meta
+    fields = [meta.get_field(name) for name in names]
+    quote = connection.ops.quote_name
+    assignments, params = [], []
+    for field in fields:
+        assert isinstance(field, Field)
+        assignments.append(f"{quote(_column_name(field))} = %s")
+        params.append(field.get_db_prep_save(field.pre_save(instance, add=False), connection))
+    params.append(instance.pk)
+    assert meta.pk is not None
+    sql = f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} WHERE {quote(_column_name(meta.pk))} = %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount != 1:
+            raise DatabaseError(f"{meta.label} {instance.pk} was not updated ({cursor.rowcount} rows).")
 
 
 def attach_prefetched(instance: Model, relation: str, objects: list[Any]) -> None:

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Model
 from django.utils import timezone
 
@@ -18,6 +18,7 @@ from accounts.services import create_api_token, find_active_token, revoke_api_to
 from games import reads, services
 from games.errors import NotFound
 from games.models import Game, GameEvent, GameSecret
+from manhattan_site import sql
 
 from .concurrent import race
 from .notifications.helpers import play_until
@@ -162,3 +163,54 @@ def test_with_seats_answers_every_later_read_of_the_seats_from_memory(
     # Anything but .all() is a query of its own, as after prefetch_related.
     with django_assert_num_queries(1):
         assert game.seats.filter(index=1).get().user_id == bob.pk
+
+
+def test_an_insert_writes_the_rows_bulk_create_writes(started_game: Game, alice: User) -> None:
+    now = timezone.now()
+
+    def events(first: int) -> list[GameEvent]:
+        payloads = [{"type": "note", "text": "é ✓", "n": [1, None]}, {"type": "note", "ok": True}]
+        return [
+            GameEvent(game=started_game, seq=first + i, type=p["type"], payload=p, seat=1, actor=alice, created=now)
+            for i, p in enumerate(payloads)
+        ]
+
+    sql.insert(connection, events(100))
+    GameEvent.objects.bulk_create(events(200))
+
+    def rows(low: int) -> list[dict[str, Any]]:
+        found = GameEvent.objects.filter(game=started_game, seq__gte=low, seq__lt=low + 100).order_by("seq")
+        return [{k: v for k, v in fields_of(e).items() if k not in ("id", "seq")} for e in found]
+
+    assert rows(100) == rows(200)
+    assert len(rows(100)) == 2
+
+
+def test_an_insert_that_breaks_a_constraint_raises_integrity_error(started_game: Game) -> None:
+    taken = GameEvent.objects.filter(game=started_game).first()
+    assert taken is not None
+    with pytest.raises(IntegrityError), transaction.atomic():
+        sql.insert(connection, [GameEvent(game=started_game, seq=taken.seq, type="x", payload={})])
+
+
+def test_an_update_writes_only_the_named_fields_and_the_auto_now_time(started_game: Game) -> None:
+    game = Game.objects.get(pk=started_game.pk)
+    before = game.updated
+    Game.objects.filter(pk=game.pk).update(options={"players": 2, "changed": "elsewhere"})
+    game.version, game.phase, game.turn_since = 77, "placement", None
+    game.options = {"stale": True}  # not named: must not be written
+
+    sql.update(connection, game, ["version", "phase", "turn_since", "updated"])
+
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.version, stored.phase, stored.turn_since) == (77, "placement", None)
+    assert stored.options == {"players": 2, "changed": "elsewhere"}
+    assert stored.updated == game.updated
+    assert stored.updated > before
+
+
+def test_an_update_of_a_missing_row_raises(started_game: Game) -> None:
+    game = Game.objects.get(pk=started_game.pk)
+    game.pk = 10**9
+    with pytest.raises(DatabaseError):
+        sql.update(connection, game, ["version"])
