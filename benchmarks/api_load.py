@@ -49,7 +49,8 @@ everything: the cores they kept busy just before each run are printed, and
 ``--wait-quiet S`` waits (up to S seconds) for them to finish first.
 
 ``--profile`` then plays 200 actions in-process through Django's test ``Client``
-against the same PostgreSQL database: once timed, with ``CaptureQueriesContext``
+against the same PostgreSQL database, each with a GET ``/me`` before it (the
+floor's request, measured the same way): once timed, with ``CaptureQueriesContext``
 counting the queries of every request, and once under cProfile, and prints where
 the time of an action and of a legal-actions read goes.
 
@@ -1059,7 +1060,7 @@ def _play_in_process(
     games = create_games(cfg.profile_actions // 100 + 1, players, max(1, len(players) // PLAYERS))
     client = Client()
     rng = random.Random(cfg.seed)
-    seen: dict[str, Any] = {"post": [], "get": [], "templates": Counter()}
+    seen: dict[str, Any] = {"post": [], "get": [], "me": [], "templates": Counter()}
 
     def request(kind: str, profiler: Any, call: Any, *args: Any, **kwargs: Any) -> tuple[Any, Timing, list[Any]]:
         reset_queries()  # the query log is a bounded deque: keep it from filling up
@@ -1083,6 +1084,8 @@ def _play_in_process(
             if done >= cfg.profile_actions or to_act is None:
                 break
             header = {"HTTP_AUTHORIZATION": f"Bearer {game.tokens[to_act]}"}
+            _, elapsed, queries = request("me", None, client.get, "/api/v1/me", **header)
+            seen["me"].append((index, elapsed, len(queries), sum(float(q["time"]) for q in queries)))
             legal, elapsed, queries = request(
                 "legal-actions", get_profiler, client.get, f"{url}/legal-actions", **header
             )
@@ -1146,6 +1149,7 @@ def profile_in_process(cfg: Config, players: list[tuple[Any, str]]) -> dict[str,
         "actions": done,
         "post": _summarise(timed["post"]),
         "legal_actions_get": _summarise(timed["get"]),
+        "me_get": _summarise(timed["me"]),
         "query_templates_per_action": {sql: round(n / done, 2) for sql, n in timed["templates"].most_common(16)},
         "hot_post": _hot(post_profiler, profiled["done"]),
         "hot_get": _hot(get_profiler, profiled["done"]),
@@ -1216,7 +1220,7 @@ def report(results: dict[str, Any]) -> str:
     profile = results.get("profile")
     if profile:
         lines.append(f"in-process profile ({profile['actions']} actions, Django test Client, PostgreSQL, no profiler):")
-        for key, label in (("post", "POST actions"), ("legal_actions_get", "GET legal-actions")):
+        for key, label in (("post", "POST actions"), ("legal_actions_get", "GET legal-actions"), ("me_get", "GET /me")):
             p = profile[key]
             lines.append(
                 f"  {label:<18} median {p['ms_median']} ms wall, {p['cpu_ms_median']} ms CPU (first 10:"
