@@ -7,7 +7,7 @@ against ~0.3 ms as SQL on a cursor; see docs/benchmarks.md). The token of
 every request and the game of every move are read this way, and a move's
 event and game row are written this way; everything else stays with the ORM.
 
-What keeps these reads honest: the column lists come from the models'
+What keeps them honest: the column lists come from the models'
 metadata (a new field is read without touching the SQL), each value goes
 through the same converters the ORM applies (SQLite's booleans and dates,
 JSON fields), and the instances are built with ``Model.from_db`` as the ORM
