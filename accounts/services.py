@@ -10,7 +10,7 @@ from functools import cache
 from django.db import connections
 from django.utils import timezone
 
-from manhattan_site.sql import Columns, connection_for_read
+from manhattan_site.sql import Columns, connection_for_read, joined_select
 
 from .models import ApiToken, User, hash_token
 
@@ -48,12 +48,10 @@ def _active_token_sql(alias: str) -> str:
     """The active token with this hash, and its user, in one row: what
     ``ApiToken.objects.select_related("user").get(token_hash=…, revoked=None)``
     asks, written out once (see ``manhattan_site.sql`` for why)."""
-    connection = connections[alias]
+    c = connections[alias]
     return (
-        f"SELECT {_TOKEN.select(connection)}, {_USER.select(connection)}"
-        f" FROM {_TOKEN.table(connection)} INNER JOIN {_USER.table(connection)}"
-        f" ON {_USER.column(connection, 'pk')} = {_TOKEN.column(connection, 'user')}"
-        f" WHERE {_TOKEN.column(connection, 'token_hash')} = %s AND {_TOKEN.column(connection, 'revoked')} IS NULL"
+        joined_select(c, _TOKEN, _USER, ("user", "pk"), outer=False)
+        + f" WHERE {_TOKEN.column(c, 'token_hash')} = %s AND {_TOKEN.column(c, 'revoked')} IS NULL"
     )
 
 

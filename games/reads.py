@@ -16,7 +16,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 
 from accounts.models import User
 from games.engine import Event
-from manhattan_site.sql import Columns, connection_for_read, connection_for_write
+from manhattan_site.sql import Columns, connection_for_read, connection_for_write, joined_select
 
 from .models import Game, GameEvent, GameSecret, Seat
 
@@ -39,17 +39,17 @@ def _public_id(connection: BaseDatabaseWrapper, public_id: Any) -> Any:
 def _game_and_seat_sql(alias: str) -> str:
     c = connections[alias]
     return (
-        f"SELECT {_GAME.select(c)}, {_SEAT_INDEX.select(c)} FROM {_GAME.table(c)}"
-        f" LEFT OUTER JOIN {_SEAT_INDEX.table(c)} ON {_SEAT_INDEX.column(c, 'game')} = {_GAME.column(c, 'pk')}"
-        f" AND {_SEAT_INDEX.column(c, 'user')} = %s"
-        f" WHERE {_GAME.column(c, 'public_id')} = %s ORDER BY {_SEAT_INDEX.column(c, 'index')}"
+        joined_select(c, _GAME, _SEAT_INDEX, ("pk", "game"))
+        + f" AND {_SEAT_INDEX.column(c, 'user')} = %s"
+        + f" WHERE {_GAME.column(c, 'public_id')} = %s ORDER BY {_SEAT_INDEX.column(c, 'index')}"
     )
 
 
 def game_and_seat_index(public_id: Any, user_id: int | None) -> tuple[Game, int | None] | None:
     """The game and the number of ``user_id``'s seat in it (``None`` if they
-    have none): ``Game.objects.get(public_id=…)`` and
-    ``game.seats.filter(user=…).values_list("index").first()`` in one query. ``None`` if there is no such game."""
+    have none) in one query: ``Game.objects.get(public_id=…)`` and
+    ``game.seats.filter(user=…).values_list("index").first()``.
+    ``None`` if there is no such game."""
     connection = connection_for_read(Game)
     with connection.cursor() as cursor:
         cursor.execute(_game_and_seat_sql(connection.alias), [user_id, _public_id(connection, public_id)])
@@ -67,11 +67,7 @@ def _locked_game_sql(alias: str) -> str:
         # Only the game row: the secret may not exist yet, and PostgreSQL
         # refuses to lock the null side of an outer join.
         lock = f" FOR UPDATE OF {c.ops.quote_name('g')}" if c.features.has_select_for_update_of else " FOR UPDATE"
-    return (
-        f"SELECT {_GAME.select(c)}, {_SECRET.select(c)} FROM {_GAME.table(c)}"
-        f" LEFT OUTER JOIN {_SECRET.table(c)} ON {_SECRET.column(c, 'game')} = {_GAME.column(c, 'pk')}"
-        f" WHERE {_GAME.column(c, 'public_id')} = %s{lock}"
-    )
+    return joined_select(c, _GAME, _SECRET, ("pk", "game")) + f" WHERE {_GAME.column(c, 'public_id')} = %s{lock}"
 
 
 def locked_game(public_id: Any) -> Game | None:
@@ -94,9 +90,8 @@ def locked_game(public_id: Any) -> Game | None:
 def _seats_sql(alias: str) -> str:
     c = connections[alias]
     return (
-        f"SELECT {_SEAT.select(c)}, {_PLAYER.select(c)} FROM {_SEAT.table(c)}"
-        f" LEFT OUTER JOIN {_PLAYER.table(c)} ON {_PLAYER.column(c, 'pk')} = {_SEAT.column(c, 'user')}"
-        f" WHERE {_SEAT.column(c, 'game')} = %s ORDER BY {_SEAT.column(c, 'index')}"
+        joined_select(c, _SEAT, _PLAYER, ("user", "pk"))
+        + f" WHERE {_SEAT.column(c, 'game')} = %s ORDER BY {_SEAT.column(c, 'index')}"
     )
 
 

@@ -88,6 +88,21 @@ class Columns(Generic[M]):
         return known
 
 
+def joined_select(
+    connection: BaseDatabaseWrapper, left: Columns[Any], right: Columns[Any], on: tuple[str, str], *, outer: bool = True
+) -> str:
+    """``SELECT`` every column of ``left`` and of ``right`` ``FROM`` the one
+    ``JOIN`` the other ``ON left.<on[0]> = right.<on[1]>`` (an outer join
+    unless ``outer`` is false): the start of a two-table read, to which the
+    caller adds its conditions."""
+    join = "LEFT OUTER JOIN" if outer else "INNER JOIN"
+    return (
+        f"SELECT {left.select(connection)}, {right.select(connection)}"
+        f" FROM {left.table(connection)} {join} {right.table(connection)}"
+        f" ON {left.column(connection, on[0])} = {right.column(connection, on[1])}"
+    )
+
+
 def insert(connection: BaseDatabaseWrapper, objects: Sequence[Model]) -> None:
     """INSERT ``objects`` (of one model, primary keys left to the database) in
     one statement: ``bulk_create`` without reading the new ids back. Raises

@@ -80,6 +80,21 @@ def started_game(alice: User, bob: User) -> Game:
 
 
 @pytest.fixture
+def lobby_game(alice: User, bob: User) -> Game:
+    """Every kind of seat: the creator, an invitee who has not answered, an open seat, a bot."""
+    return services.create_game(
+        creator=alice,
+        options={"players": 4},
+        seats=[
+            services.SeatSpec("me"),
+            services.SeatSpec("invite", email=bob.email),
+            services.SeatSpec("open"),
+            services.SeatSpec("bot", bot="greedy"),
+        ],
+    )
+
+
+@pytest.fixture
 def bot_game(alice: User) -> Game:
     """A four-player game: alice (seat 0, start player) against three bots."""
     game = services.create_game(

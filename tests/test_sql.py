@@ -128,17 +128,8 @@ def test_the_locked_game_stays_locked_until_the_transaction_ends(alice: User) ->
     assert race([try_lock]) == [True]
 
 
-def test_seats_and_their_users_are_read_as_the_orm_reads_them(alice: User, bob: User) -> None:
-    game = services.create_game(
-        creator=alice,
-        options={"players": 4},
-        seats=[
-            services.SeatSpec("me"),
-            services.SeatSpec("invite", email=bob.email),
-            services.SeatSpec("open"),
-            services.SeatSpec("bot", bot="greedy"),
-        ],
-    )
+def test_seats_and_their_users_are_read_as_the_orm_reads_them(lobby_game: Game, bob: User) -> None:
+    game = lobby_game
     services.join_game(game=game, user=bob)
     expected = list(game.seats.select_related("user").order_by("index"))
 

@@ -36,21 +36,6 @@ def _both(game: Game, user: User) -> tuple[dict[str, Any], dict[str, Any]]:
     return serializer.to_representation(game), dict(generic)
 
 
-@pytest.fixture
-def lobby_game(alice: User, bob: User) -> Game:
-    """Every kind of seat: the creator, an invitee who has not answered, an open seat, a bot."""
-    return services.create_game(
-        creator=alice,
-        options={"players": 4},
-        seats=[
-            services.SeatSpec("me"),
-            services.SeatSpec("invite", email=bob.email),
-            services.SeatSpec("open"),
-            services.SeatSpec("bot", bot="greedy"),
-        ],
-    )
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("who", ["alice", "bob", "stranger"])
 def test_summary_is_drfs_representation_in_the_lobby(lobby_game: Game, who: str, request: Any) -> None:
