@@ -66,7 +66,6 @@ import contextlib
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -88,6 +87,7 @@ if TYPE_CHECKING:
     from games.models import Game
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/fuzz_api"
+DATABASE_MARKER = "fuzz_"  # the database is dropped: its name must contain this
 SCHEMA_PATH = "/api/v1/schema/"
 PLAYER, STRANGER = "player", "stranger"
 IDENTITIES = (PLAYER, STRANGER)
@@ -727,27 +727,6 @@ def url_schema(base_url: str) -> Any:
 # --- the command line ----------------------------------------------------------------------------
 
 
-def _database(url: str) -> tuple[str, str]:
-    """The admin URL (database postgres) and the name of the database in ``url``."""
-    match = re.match(r"^(postgres(?:ql)?://[^/]+)/([A-Za-z0-9_]+)$", url)
-    if not match:
-        raise SystemExit(f"--database-url must be postgres://…/fuzz_<name>, not {url!r}")
-    name = match.group(2)
-    if not name.startswith("fuzz_"):
-        raise SystemExit(f"the database is dropped, so its name must start with fuzz_: {name!r}")
-    return match.group(1) + "/postgres", name
-
-
-def recreate_database(url: str, *, drop_only: bool = False) -> None:
-    import psycopg
-
-    admin, name = _database(url)
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not drop_only:
-            connection.execute(f'CREATE DATABASE "{name}"')
-
-
 @contextlib.contextmanager
 def gunicorn(env: dict[str, str], workers: int, log_file: Path) -> Iterator[str]:
     import requests
@@ -816,7 +795,7 @@ def report(tally: Tally, title: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--server", choices=["wsgi", "gunicorn"], default="wsgi", help="in-process WSGI or gunicorn")
-    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL, help="a PostgreSQL database fuzz_*, dropped")
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL, help="a PostgreSQL database whose name contains fuzz_ (it is dropped)")
     parser.add_argument("--examples", type=int, default=60, help="cases per operation, identity and mode")
     parser.add_argument(
         "--action-examples", type=int, help="cases for POST …/actions per identity and mode (3 × --examples)"
@@ -828,7 +807,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
 
-    recreate_database(args.database_url)
+    from tests.reliability.faultkit import drop_database, recreate_database
+
+    recreate_database(args.database_url, marker=DATABASE_MARKER)
     var_dir = tempfile.TemporaryDirectory(prefix="fuzz-api-var-")
     env = dict(os.environ, DATABASE_URL=args.database_url, DJANGO_SETTINGS_MODULE="manhattan_site.settings")
     env.update(VAR_DIR=var_dir.name, DJANGO_ENV="development", DEBUG="false", LOG_LEVEL="WARNING")
@@ -881,7 +862,7 @@ def main(argv: list[str] | None = None) -> int:
 
         connections.close_all()
         if not args.keep_database:
-            recreate_database(args.database_url, drop_only=True)
+            drop_database(args.database_url, marker=DATABASE_MARKER)
         var_dir.cleanup()
 
 
