@@ -795,7 +795,9 @@ def report(tally: Tally, title: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--server", choices=["wsgi", "gunicorn"], default="wsgi", help="in-process WSGI or gunicorn")
-    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL, help="a PostgreSQL database whose name contains fuzz_ (it is dropped)")
+    parser.add_argument(
+        "--database-url", default=DEFAULT_DATABASE_URL, help="a PostgreSQL database whose name contains fuzz_ (dropped)"
+    )
     parser.add_argument("--examples", type=int, default=60, help="cases per operation, identity and mode")
     parser.add_argument(
         "--action-examples", type=int, help="cases for POST …/actions per identity and mode (3 × --examples)"
