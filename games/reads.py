@@ -26,13 +26,13 @@ _PLAYER = Columns(User, "u")
 _SECRET = Columns(GameSecret, "k")
 _SEAT_INDEX = Columns(Seat, "s", only=["index"])
 _PAYLOAD = Columns(GameEvent, "e", only=["payload"])
+_PUBLIC_ID = Game._meta.get_field("public_id")
 
 
 def _public_id(connection: BaseDatabaseWrapper, public_id: Any) -> Any:
     """``public_id`` as the database stores it; raises ``ValidationError``
     (or ``ValueError``/``TypeError``) for anything that is not a UUID."""
-    field = Game._meta.get_field("public_id")
-    return field.get_db_prep_value(public_id, connection, prepared=False)
+    return _PUBLIC_ID.get_db_prep_value(public_id, connection, prepared=False)
 
 
 @cache

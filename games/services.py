@@ -13,7 +13,7 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, models, transaction
@@ -34,6 +34,7 @@ from .errors import Conflict, Forbidden, GameError, NotFound, StaleVersion, Unpr
 from .models import Game, GameEvent, GameSecret, IdempotencyKey, Seat
 
 SeatKind = Literal["me", "invite", "open", "bot"]
+_T = TypeVar("_T")
 MAX_BOT_MOVES_PER_TASK = 500
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,18 @@ def get_game(public_id: Any, *, seats: bool = True) -> Game:
         return with_seats(game) if seats else game
     except (Game.DoesNotExist, ValueError, TypeError, DjangoValidationError) as error:
         raise NotFound("There is no game with this id.", code="game_not_found") from error
+
+
+def _found(read: Callable[[], _T | None]) -> _T:
+    """What ``read`` finds by a game's public id, or a 404: an unknown id and
+    one that is not a UUID at all are the same to the caller."""
+    try:
+        found = read()
+    except (ValueError, TypeError, DjangoValidationError) as error:
+        raise NotFound("There is no game with this id.", code="game_not_found") from error
+    if found is None:
+        raise NotFound("There is no game with this id.", code="game_not_found")
+    return found
 
 
 def with_seats(game: Game) -> Game:
@@ -142,13 +155,7 @@ def seat_of(game: Game, user: Any) -> Seat | None:
 def game_and_seat_index(public_id: Any, user: User) -> tuple[Game, int | None]:
     """The game and ``user``'s seat number in it (``None`` if they have
     none), in one query: what the reads of legal actions and events need."""
-    try:
-        found = reads.game_and_seat_index(public_id, user.pk)
-    except (ValueError, TypeError, DjangoValidationError) as error:
-        raise NotFound("There is no game with this id.", code="game_not_found") from error
-    if found is None:
-        raise NotFound("There is no game with this id.", code="game_not_found")
-    return found
+    return _found(lambda: reads.game_and_seat_index(public_id, user.pk))
 
 
 # --- the lobby -------------------------------------------------------------------
@@ -273,16 +280,9 @@ def _chance(seed: str, version: int) -> random.Random:
 
 def _lock_game(public_id: Any) -> Game:
     """The game row locked until the transaction ends, with its secret and
-    its seats loaded: one locking query (only the game row is locked: the
-    secret may not exist yet, and PostgreSQL refuses to lock the null side
-    of an outer join) and one for the seats."""
-    try:
-        game = reads.locked_game(public_id)
-    except (ValueError, TypeError, DjangoValidationError) as error:
-        raise NotFound("There is no game with this id.", code="game_not_found") from error
-    if game is None:
-        raise NotFound("There is no game with this id.", code="game_not_found")
-    return with_seats(game)
+    its seats loaded: one locking query (``reads.locked_game``) and one for
+    the seats."""
+    return with_seats(_found(lambda: reads.locked_game(public_id)))
 
 
 def _locked_active_game(public_id: Any) -> Game:
