@@ -1,19 +1,17 @@
-"""Personal API tokens over the API: list, create (shown once), revoke."""
+"""Personal API tokens over the API: list, create (shown once), revoke; and who am I."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from games.api.serializers import TokenSerializer
-from games.errors import NotFound
-
 from .auth_helpers import request_user
 from .models import ApiToken
+from .serializers import MeSerializer, NewTokenSerializer, TokenSerializer
 from .services import create_api_token, revoke_api_token
 from .throttles import ScopedRateThrottle
 
@@ -28,36 +26,35 @@ class TokenListView(APIView):
         throttles = list(super().get_throttles())
         return [*throttles, ScopedRateThrottle()] if self.request.method == "POST" else throttles
 
-    @extend_schema(summary="My API tokens", responses={200: TokenSerializer(many=True)})
+    @extend_schema(operation_id="tokens_list", summary="My API tokens", responses={200: TokenSerializer(many=True)})
     def get(self, request: Request) -> Response:
         return Response(TokenSerializer(ApiToken.objects.filter(user=request_user(request)), many=True).data)
 
     @extend_schema(
+        operation_id="tokens_create",
         summary="Create an API token (the token is in the response, once)",
         request=TokenSerializer,
-        responses={201: TokenSerializer, 400: PROBLEM, 429: PROBLEM},
+        responses={201: NewTokenSerializer, 400: PROBLEM, 429: PROBLEM},
     )
     def post(self, request: Request) -> Response:
         serializer = TokenSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         new = create_api_token(user=request_user(request), name=serializer.validated_data["name"])
-        body = dict(TokenSerializer(new.token).data)
-        body["token"] = new.raw
+        body = NewTokenSerializer(new.token, context={"raw": new.raw}).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
 class TokenDetailView(APIView):
-    @extend_schema(summary="Revoke an API token", responses={204: None, 404: PROBLEM})
+    @extend_schema(operation_id="tokens_revoke", summary="Revoke an API token", responses={204: None, 404: PROBLEM})
     def delete(self, request: Request, token_id: int) -> Response:
         token = ApiToken.objects.filter(user=request_user(request), pk=token_id).first()
         if token is None:
-            raise NotFound("You have no API token with this id.", code="token_not_found")
+            raise exceptions.NotFound("You have no API token with this id.", code="token_not_found")
         revoke_api_token(token=token)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class MeView(APIView):
-    @extend_schema(summary="Who am I", responses={200: dict})
+    @extend_schema(operation_id="me", summary="Who am I", responses={200: MeSerializer})
     def get(self, request: Request) -> Response:
-        user = request_user(request)
-        return Response({"id": user.pk, "email": user.email, "name": user.public_name, "is_staff": user.is_staff})
+        return Response(MeSerializer(request_user(request)).data)

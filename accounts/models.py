@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.contrib.auth.base_user import BaseUserManager
 from django.contrib.auth.models import AbstractUser
 from django.db import models
@@ -43,6 +44,9 @@ class User(AbstractUser):
     username = None  # type: ignore[assignment]
     email = models.EmailField("email address", unique=True)
     display_name = models.CharField(max_length=60, blank=True)
+    # The language of the site and of every email; blank until chosen, when
+    # the browser's (pages) or the site's default (emails) is used.
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, blank=True)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []

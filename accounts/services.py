@@ -1,18 +1,15 @@
-"""Use cases for accounts: API tokens."""
+"""Use cases for accounts: API tokens, and asking for a sign-in link."""
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import cache
 
-from django.db import connections
 from django.utils import timezone
 
-from manhattan_site.sql import Columns, connection_for_read, joined_select
-
 from .models import ApiToken, User, hash_token
+from .signals import sign_in_link_requested
 
 TOKEN_PREFIX = "mbm_"
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -33,40 +30,27 @@ def create_api_token(*, user: User, name: str) -> NewToken:
     return NewToken(token=token, raw=raw)
 
 
+def request_sign_in_link(email: str, *, next_path: str = "") -> User:
+    """Make the account for ``email`` if it is new, and announce that a
+    sign-in link was asked for (the emails app writes it). The account is
+    made first so that the link carries its login stamp and works once."""
+    user, _ = User.objects.get_or_create(email=email.lower())
+    sign_in_link_requested.send(sender=User, user=user, next_path=next_path)
+    return user
+
+
 def revoke_api_token(*, token: ApiToken) -> None:
     if token.revoked is None:
         token.revoked = timezone.now()
         token.save(update_fields=["revoked"])
 
 
-_TOKEN = Columns(ApiToken, "t")
-_USER = Columns(User, "u")
-
-
-@cache
-def _active_token_sql(alias: str) -> str:
-    """The active token with this hash, and its user, in one row: what
-    ``ApiToken.objects.select_related("user").get(token_hash=…, revoked=None)``
-    asks, written out once (see ``manhattan_site.sql`` for why)."""
-    c = connections[alias]
-    return (
-        joined_select(c, _TOKEN, _USER, ("user", "pk"), outer=False)
-        + f" WHERE {_TOKEN.column(c, 'token_hash')} = %s AND {_TOKEN.column(c, 'revoked')} IS NULL"
-    )
-
-
 def find_active_token(token_hash: str) -> ApiToken | None:
-    """The unrevoked token with this hash, its user loaded; every API request
-    with a token asks this, so it is one hand-written query."""
-    connection = connection_for_read(ApiToken)
-    with connection.cursor() as cursor:
-        cursor.execute(_active_token_sql(connection.alias), [token_hash])
-        row = cursor.fetchone()
-    if row is None:
+    """The unrevoked token with this hash, its user loaded."""
+    try:  # get(), not first(): the hash is unique, and first() would sort
+        return ApiToken.objects.select_related("user").get(token_hash=token_hash, revoked=None)
+    except ApiToken.DoesNotExist:
         return None
-    token = _TOKEN.build(connection, row[: len(_TOKEN)])
-    token.user = _USER.build(connection, row[len(_TOKEN) :])
-    return token
 
 
 def authenticate_token(raw: str) -> ApiToken | None:

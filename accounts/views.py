@@ -17,11 +17,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from notifications import services as notifications
-
 from . import links
 from .models import User
 from .ratelimit import client_address, hit
+from .services import request_sign_in_link
 
 LOGIN_LINKS_PER_HOUR = 5
 
@@ -54,7 +53,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
             response["Retry-After"] = str(wait)
             return response
         next_path = request.POST.get("next", "")
-        notifications.send_login_link(email, next_path=next_path if _safe(request, next_path) else "")
+        request_sign_in_link(email, next_path=next_path if _safe(request, next_path) else "")
         return render(request, "accounts/link_sent.html", {"email": email})
     next_path = request.POST.get("next", "") if request.method == "POST" else request.GET.get("next", "")
     return render(request, "accounts/login.html", {"form": form, "next": next_path})

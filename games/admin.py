@@ -16,7 +16,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from games import engine, services
+from games import engine, services, store
 from games.board_svg import board_svg
 from games.errors import GameError
 
@@ -94,7 +94,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
 
     @admin.display(description="board")
     def board(self, game: Game) -> SafeString | str:
-        state = services.load_state(game)
+        state = store.state_of(game)
         if state is None:
             return "Not dealt yet."
         return board_svg(engine.spectator_view(state))
@@ -157,7 +157,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         except ValueError:
             n = game.version
         n = max(1, min(n, game.version)) if game.version else 0
-        state = services.load_state(game, upto=n) if n else None
+        state = store.state_of(game, upto=n) if n else None
         view = engine.spectator_view(state) if state else None
         context = {
             **self.admin_site.each_context(request),

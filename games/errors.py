@@ -1,8 +1,10 @@
-"""The service layer's one error type, mapped to problem+json by the API.
+"""The service layer's one error type.
 
-Each error has a stable ``code`` (for rule errors, the engine's own code), an
-HTTP status and a human message; ``extra`` carries machine-readable details
-such as the current version of a game.
+Each error has a stable ``code`` (for rule errors, the engine's own code), a
+human message in English and, in ``extra``, machine-readable details such as
+the current version of a game. What a code means to HTTP (its status) is the
+API's business: ``games.api.problems.STATUS_BY_CODE``; the pages and the
+emails translate the message from the code.
 """
 
 from __future__ import annotations
@@ -13,50 +15,28 @@ from games.engine import RuleError
 
 
 class GameError(Exception):
-    status = 400
-    code = "bad_request"
-
-    def __init__(self, message: str, *, code: str | None = None, status: int | None = None, **extra: Any) -> None:
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
         super().__init__(message)
+        self.code = code
         self.message = message
-        if code is not None:
-            self.code = code
-        if status is not None:
-            self.status = status
         self.extra = extra
 
 
-class NotFound(GameError):
-    status = 404
-    code = "not_found"
+class StaleVersion(GameError):
+    """The action was made against a version the game has moved past."""
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__("stale_version", message, **extra)
 
 
-class Forbidden(GameError):
-    status = 403
-    code = "forbidden"
-
-
-class Conflict(GameError):
-    status = 409
-    code = "conflict"
-
-
-class StaleVersion(Conflict):
-    code = "stale_version"
-
-
-class VersionRequired(GameError):
-    status = 428
-    code = "version_required"
-
-
-class Unprocessable(GameError):
-    status = 422
-    code = "unprocessable"
+def not_found() -> GameError:
+    return GameError("game_not_found", "There is no game with this id.")
 
 
 def from_rule_error(error: RuleError) -> GameError:
     """An engine refusal: the action was understood but the rules forbid it."""
-    if error.rule:
-        return Unprocessable(error.message, code=error.code, rule=error.rule)
-    return Unprocessable(error.message, code=error.code)
+    extra: dict[str, Any] = {"rule": error.rule} if error.rule else {}
+    params = getattr(error, "params", None)
+    if params:
+        extra["params"] = params
+    return GameError(error.code, error.message, **extra)

@@ -1,8 +1,8 @@
 """Games are stored as append-only event logs; the engine folds them into state.
 
 ``Game`` keeps a few denormalised fields (version, whose turn and since when)
-in step with its log, for queries and reminders; they are written only by
-``games.services`` in the same transaction as the events.
+in step with its log, for queries; they are written only by ``games.store``
+in the same transaction as the events.
 """
 
 from __future__ import annotations
@@ -31,15 +31,12 @@ class Game(models.Model):
     round = models.PositiveSmallIntegerField(default=0)
     to_act_seat = models.SmallIntegerField(null=True, blank=True, help_text="Seat index whose turn it is.")
     turn_since = models.DateTimeField(null=True, blank=True)
-    # The reminder policy, chosen at creation (notifications.reminders uses it).
+    # The reminder policy, chosen at creation (the notifications app keeps the clock).
     reminder_first_hours = models.PositiveSmallIntegerField(default=24)
     reminder_every_hours = models.PositiveSmallIntegerField(default=48)
     timeout_hours = models.PositiveSmallIntegerField(
-        null=True, blank=True, default=7 * 24, help_text="After this long the greedy bot moves for the absent player."
+        null=True, blank=True, default=7 * 24, help_text="After this long a bot moves for the absent player."
     )
-    next_reminder_at = models.DateTimeField(null=True, blank=True)
-    reminders_sent = models.PositiveSmallIntegerField(default=0)
-    timeout_at = models.DateTimeField(null=True, blank=True)
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
     created = models.DateTimeField(default=timezone.now)
     updated = models.DateTimeField(auto_now=True)
@@ -49,16 +46,8 @@ class Game(models.Model):
     class Meta:
         ordering: ClassVar[list[str]] = ["-updated"]
         indexes: ClassVar[list[models.Index]] = [
-            # Reminders look for active games whose turn started long ago.
+            # Lists look for active games whose turn started long ago.
             models.Index(fields=["status", "turn_since"], name="game_status_turn_since"),
-            # The reminder sweep reads only the games that are due: partial indexes
-            # keep it to those rows however many games are active.
-            models.Index(
-                fields=["next_reminder_at"],
-                name="game_reminder_due",
-                condition=models.Q(next_reminder_at__isnull=False),
-            ),
-            models.Index(fields=["timeout_at"], name="game_timeout_due", condition=models.Q(timeout_at__isnull=False)),
         ]
 
     def __str__(self) -> str:

@@ -6,4 +6,5 @@ class NotificationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401 - connects the inbound-mail receiver
+        # Connects what this app listens to: the games' and accounts' hooks, and inbound mail.
+        from . import receivers, signals  # noqa: F401

@@ -16,12 +16,12 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts import links
-from games import engine, services
+from games import engine, store
 from games.engine import COLOUR_NAMES
 from games.models import Game, Seat
 
-from .models import UNSUBSCRIBABLE, Kind, Notification, Preference
-from .replies import reply_address
+from .models import UNSUBSCRIBABLE, Kind, Notification
+from .reply_address import reply_address
 
 TEXT_SYMBOL = {"red": "R", "blue": "B", "green": "G", "yellow": "Y"}
 
@@ -101,7 +101,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
     context["link"] = links.game_url(user, str(game.public_id))
     context["seats"] = _seats(game)
     seq = notification.context.get("seq") or game.version
-    state = services.load_state(game, upto=seq)
+    state = store.state_of(game, upto=seq)
     if state is not None and notification.seat is not None:
         view = engine.player_view(state, notification.seat)
         data = view.to_json()
@@ -146,23 +146,15 @@ def _login_link(notification: Notification) -> str:
     return links.login_url(user, notification.context.get("next", ""))
 
 
-def _language(notification: Notification, preference: Preference | None = None) -> str:
-    if preference is not None:
-        return preference.language
-    if notification.user is not None:
-        from .services import preference_for
-
-        return preference_for(notification.user).language
-    return settings.LANGUAGE_CODE
+def _language(notification: Notification) -> str:
+    """The recipient's language, or the site's for someone without an account or a choice."""
+    user = notification.user
+    return (user.language if user is not None else "") or settings.LANGUAGE_CODE
 
 
-def build_message(notification: Notification, preference: Preference | None = None) -> EmailMultiAlternatives:
-    """The email for ``notification``, with text and HTML parts and its headers.
-
-    ``preference`` is the recipient's, when the caller has read it already
-    (``deliver`` does); otherwise it is read here.
-    """
-    with translation.override(_language(notification, preference)):
+def build_message(notification: Notification) -> EmailMultiAlternatives:
+    """The email for ``notification``, with text and HTML parts and its headers."""
+    with translation.override(_language(notification)):
         context = email_context(notification)
         name = f"emails/{notification.kind}"
         subject = " ".join(render_to_string(f"{name}-subject.txt", context).split())

@@ -76,6 +76,28 @@ class Notification(models.Model):
     def __str__(self) -> str:
         return f"{self.kind} to {self.email} ({self.status})"
 
+    @staticmethod
+    def key_for(
+        kind: str,
+        *,
+        game_id: int | None = None,
+        seat: int | None = None,
+        seq: int | None = None,
+        subject: object = "",
+        detail: object = "",
+    ) -> str:
+        """The outbox key of an email: the one place keys are made.
+
+        A game email is one per (game, seat, event, kind), and ``detail``
+        tells apart several of a kind at one event (the reminder's level, the
+        refused reply); any other email is one per (kind, ``subject``,
+        ``detail``), e.g. a sign-in link per address and moment.
+        """
+        key = f"{game_id}:{seat}:{seq}:{kind}" if game_id is not None else f"{kind}:{subject}"
+        if detail != "":
+            key = f"{key}:{detail}"
+        return key[:200]
+
     @property
     def message_id(self) -> str:
         """A stable Message-ID: a duplicate delivery after a crash is recognisable."""
@@ -91,12 +113,10 @@ class Preference(models.Model):
         DAILY_DIGEST = "daily_digest", _("One digest a day")
         NONE = "none", _("No game emails")
 
-    LANGUAGES = (("en", "English"), ("de", "Deutsch"), ("nl", "Nederlands"), ("fr", "Français"), ("ko", "한국어"))
     MAX_VACATION = timedelta(days=30)
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
     frequency = models.CharField(max_length=12, choices=Frequency.choices, default=Frequency.EVERY_TURN)
-    language = models.CharField(max_length=5, choices=LANGUAGES, default="en")
     unsubscribed = models.JSONField(default=list, blank=True, help_text="Kinds of email switched off.")
     vacation_until = models.DateTimeField(null=True, blank=True)
     last_digest = models.DateTimeField(null=True, blank=True)
@@ -107,3 +127,49 @@ class Preference(models.Model):
     def on_vacation(self, now: Any = None) -> bool:
         now = now or timezone.now()
         return self.vacation_until is not None and self.vacation_until > now
+
+
+class TurnClock(models.Model):
+    """When the player whose turn it is will be reminded, and when a bot
+    moves for them: one row per game, moved on whenever a turn begins
+    (``notifications.reminders.start_turn``) and by the reminder sweep.
+    Empty (``seat`` None) while no person is to act."""
+
+    game = models.OneToOneField("games.Game", on_delete=models.CASCADE, primary_key=True, related_name="+")
+    seat = models.SmallIntegerField(null=True, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    version = models.PositiveIntegerField(default=0, help_text="The game's version when the turn began.")
+    turn_since = models.DateTimeField(null=True, blank=True)
+    next_reminder_at = models.DateTimeField(null=True, blank=True)
+    reminders_sent = models.PositiveSmallIntegerField(default=0)
+    timeout_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes: ClassVar[list[models.Index]] = [
+            # The sweeps read only the clocks that are due: partial indexes keep
+            # them to those rows however many games are active.
+            models.Index(
+                fields=["next_reminder_at"],
+                name="clock_reminder_due",
+                condition=models.Q(next_reminder_at__isnull=False),
+            ),
+            models.Index(fields=["timeout_at"], name="clock_timeout_due", condition=models.Q(timeout_at__isnull=False)),
+        ]
+
+    def __str__(self) -> str:
+        return f"turn clock of {self.game_id}"
+
+
+class Reply(models.Model):
+    """An email reply that was read: a redelivery of the same message
+    (by Message-ID) is recognised and not played twice."""
+
+    message_id = models.CharField(max_length=200, unique=True)
+    notification = models.ForeignKey(Notification, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    received = models.DateTimeField(default=timezone.now)
+    outcome = models.CharField(max_length=200, blank=True)
+
+    def __str__(self) -> str:
+        return f"reply {self.message_id}"

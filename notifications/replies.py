@@ -10,35 +10,23 @@ player's address, so a leaked token cannot be used by someone else.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 import re
 from dataclasses import dataclass
 from email.message import Message
 from email.utils import getaddresses, parseaddr
-from typing import Any
 
-from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from games import engine, services
+from games.errors import GameError
+
+from . import outbox
+from .models import Kind, Notification, Reply
+from .reply_address import SUBJECT_TOKEN, TOKEN, is_signed
 
 logger = logging.getLogger(__name__)
-TOKEN = re.compile(r"\+(\d+)x([0-9a-f]{20})@", re.IGNORECASE)
-SUBJECT_TOKEN = re.compile(r"\[#(\d+)x([0-9a-f]{20})\]", re.IGNORECASE)
 REPLYABLE = ("your_turn", "reminder", "game_started", "move_refused", "timeout")
-
-
-def _signature(notification_id: int) -> str:
-    key = f"{settings.SECRET_KEY}:reply-to".encode()
-    return hmac.new(key, str(notification_id).encode(), hashlib.sha256).hexdigest()[:20]
-
-
-def reply_token(notification: Any) -> str:
-    return f"{notification.pk}x{_signature(notification.pk)}"
-
-
-def reply_address(notification: Any) -> str:
-    local, _, domain = settings.INBOUND_EMAIL_ADDRESS.partition("@")
-    return f"{local}+{reply_token(notification)}@{domain}"
 
 
 @dataclass(frozen=True)
@@ -52,10 +40,10 @@ def _token_in(message: Message) -> int | None:
     headers = [message.get(h, "") for h in ("To", "Cc", "Delivered-To", "X-Original-To")]
     for _, address in getaddresses([h for h in headers if h]):
         match = TOKEN.search(address + "@") if "@" not in address else TOKEN.search(address)
-        if match and hmac.compare_digest(match.group(2).lower(), _signature(int(match.group(1)))):
+        if match and is_signed(match.group(1), match.group(2)):
             return int(match.group(1))
     match = SUBJECT_TOKEN.search(message.get("Subject", ""))
-    if match and hmac.compare_digest(match.group(2).lower(), _signature(int(match.group(1)))):
+    if match and is_signed(match.group(1), match.group(2)):
         return int(match.group(1))
     return None
 
@@ -95,14 +83,6 @@ def _decode(part: Message) -> str:
 
 def handle_inbound(message: Message) -> ReplyOutcome:
     """Play the move in a reply, or answer why it was refused."""
-    from django.db import transaction
-
-    from games import engine, services
-    from games.errors import GameError
-
-    from .models import Kind, Notification
-    from .services import enqueue
-
     notification_id = _token_in(message)
     if notification_id is None:
         logger.info("inbound mail without a valid reply token ignored")
@@ -116,35 +96,50 @@ def handle_inbound(message: Message) -> ReplyOutcome:
     if sender != notification.user.email.lower():
         logger.warning("reply token %s used from %s, not its player's address", notification_id, sender)
         return ReplyOutcome(False, "the reply does not come from the player's address")
-    user, game = notification.user, notification.game
-    text = first_line(message)
     message_id = (message.get("Message-ID") or "").strip()[:200]
+    text = first_line(message)
     try:
-        action = engine.parse_action(text)
-        game.refresh_from_db()
-        services.submit_action(
-            game_id=game.public_id,
-            user=user,
-            action=action,
-            expected_version=game.version,
-            respond=lambda result: (200, {"version": result.game.version}),
-            idempotency_key=f"email:{message_id}" if message_id else None,
-            # The fingerprint column holds 64 characters: store a hash, as the API does.
-            fingerprint=hashlib.sha256(text.encode()).hexdigest(),
-        )
+        with transaction.atomic():
+            if message_id:
+                # The move and the record of its message are stored together: a
+                # redelivered message finds the record and is not played again.
+                Reply.objects.create(message_id=message_id, notification=notification, outcome="played")
+            _play(notification, text)
+    except IntegrityError:  # a redelivery of a message that was played
+        return ReplyOutcome(True, "played before")
     except (engine.NotationError, engine.RuleError, GameError) as error:
         reason = getattr(error, "message", str(error))
-        pointer = error.pointer() if isinstance(error, engine.NotationError) else ""
-        with transaction.atomic():
-            game.refresh_from_db()
-            enqueue(
-                kind=Kind.MOVE_REFUSED,
-                key=f"{game.pk}:{notification.seat}:{game.version}:{Kind.MOVE_REFUSED}:{message_id or text}"[:200],
-                email=user.email,
-                user=user,
-                game=game,
-                seat=notification.seat,
-                context={"seq": game.version, "move": text, "reason": reason, "pointer": pointer},
-            )
+        _refuse(notification, text, message_id, reason, error)
         return ReplyOutcome(False, reason)
     return ReplyOutcome(True, "played")
+
+
+def _play(notification: Notification, text: str) -> None:
+    assert notification.user is not None
+    assert notification.game is not None
+    game = notification.game
+    game.refresh_from_db()
+    services.submit_action(
+        game_id=game.public_id, user=notification.user, action=engine.parse_action(text), expected_version=game.version
+    )
+
+
+def _refuse(notification: Notification, text: str, message_id: str, reason: str, error: Exception) -> None:
+    """Answer a refused reply by email, with the reason and the position now."""
+    assert notification.user is not None
+    assert notification.game is not None
+    user, game = notification.user, notification.game
+    pointer = error.pointer() if isinstance(error, engine.NotationError) else ""
+    with transaction.atomic():
+        game.refresh_from_db()
+        outbox.enqueue(
+            kind=Kind.MOVE_REFUSED,
+            key=Notification.key_for(
+                Kind.MOVE_REFUSED, game_id=game.pk, seat=notification.seat, seq=game.version, detail=message_id or text
+            ),
+            email=user.email,
+            user=user,
+            game=game,
+            seat=notification.seat,
+            context={"seq": game.version, "move": text, "reason": reason, "pointer": pointer},
+        )

@@ -1,36 +1,36 @@
-"""Celery tasks for notifications: thin wrappers around the services."""
+"""Celery tasks for notifications: thin wrappers around the outbox and the sweeps."""
 
 from celery import shared_task
 
-from . import services
+from . import digests, outbox, reminders
 
 
 @shared_task(ignore_result=True, acks_late=True)  # type: ignore[untyped-decorator]
 def deliver_notification(notification_id: int) -> bool:
-    return services.deliver(notification_id)
+    return outbox.deliver(notification_id)
 
 
 @shared_task(ignore_result=True, acks_late=True)  # type: ignore[untyped-decorator]
 def deliver_notifications(notification_ids: list[int]) -> int:
-    """Deliver a batch (the reminders of one sweep chunk): one task message instead of one per email."""
-    return sum(1 for pk in notification_ids if services.deliver(pk))
+    """Deliver a batch (a move's or a sweep's emails): one task message instead of one per email."""
+    return sum(1 for pk in notification_ids if outbox.deliver(pk))
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_outbox() -> int:
     """Deliver whatever is still pending: the broker or the mail server was down."""
-    return services.sweep_outbox()
+    return outbox.sweep_outbox()
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_reminders() -> dict[str, int]:
     """Remind players whose turn has waited, and time out the long absent."""
     return {
-        "reminders": services.send_due_reminders(),
-        "timeouts": services.time_out_absent_players(),
+        "reminders": reminders.send_due_reminders(),
+        "timeouts": reminders.time_out_absent_players(),
     }
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def send_digests() -> int:
-    return services.send_digests()
+    return digests.send_digests()

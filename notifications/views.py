@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt
@@ -23,7 +23,8 @@ from accounts import links
 from accounts.auth_helpers import request_user
 from accounts.models import User
 
-from . import services
+from . import outbox, reminders
+from .context_processors import dev_outbox
 from .models import UNSUBSCRIBABLE, Kind, Preference
 
 
@@ -43,7 +44,7 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     kind_label = Kind(data.kind).label
     done = False
     if request.method == "POST":
-        preference = services.preference_for(user)
+        preference = outbox.preference_for(user)
         if data.kind not in preference.unsubscribed:
             preference.unsubscribed = [*preference.unsubscribed, data.kind]
             preference.save(update_fields=["unsubscribed"])
@@ -54,6 +55,10 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
 
 
 class PreferenceForm(forms.ModelForm[Preference]):
+    # The language is the user's own (accounts), edited here beside the emails it is for.
+    language = forms.ChoiceField(
+        label=gettext_lazy("Language of the site and of the emails"), choices=settings.LANGUAGES, required=False
+    )
     vacation_days = forms.IntegerField(
         label=gettext_lazy("Vacation: pause my reminders and timeouts for this many days (0 ends it)"),
         min_value=0,
@@ -63,20 +68,26 @@ class PreferenceForm(forms.ModelForm[Preference]):
 
     class Meta:
         model = Preference
-        fields = ("frequency", "language")
+        fields = ("frequency",)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def preferences_view(request: HttpRequest) -> HttpResponse:
     user = request_user(request)
-    preference = services.preference_for(user)
-    form = PreferenceForm(request.POST or None, instance=preference)
+    preference = outbox.preference_for(user)
+    form = PreferenceForm(request.POST or None, instance=preference, initial={"language": user.language})
     if request.method == "POST" and form.is_valid():
         form.save()
+        language = form.cleaned_data.get("language") or ""
+        if language != user.language:
+            user.language = language
+            user.save(update_fields=["language"])
+            if language:  # the confirmation below is already in the language just chosen
+                translation.activate(language)
         days = form.cleaned_data.get("vacation_days")
         if days is not None:
-            services.set_vacation(user=user, until=timezone.now() + timedelta(days=days) if days else None)
+            reminders.set_vacation(user=user, until=timezone.now() + timedelta(days=days) if days else None)
         resubscribe = request.POST.getlist("resubscribe")
         if resubscribe:
             preference.refresh_from_db()
@@ -94,7 +105,7 @@ def preferences_view(request: HttpRequest) -> HttpResponse:
 
 def outbox_view(request: HttpRequest) -> HttpResponse:
     """Development only: the emails the file backend wrote, newest first."""
-    if not settings.DEBUG or settings.EMAIL_BACKEND != "django.core.mail.backends.filebased.EmailBackend":
+    if not dev_outbox(request)["show_dev_outbox"]:
         raise Http404
     folder = Path(settings.EMAIL_FILE_PATH)
     emails = []

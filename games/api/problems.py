@@ -23,6 +23,39 @@ from games.errors import GameError, from_rule_error
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
+# What each service code means to HTTP; a code not listed is a refusal of
+# what the request asked (422): the engine's rule codes and bad input.
+STATUS_BY_CODE = {
+    "bad_filter": 400,
+    "bad_if_match": 400,
+    "bad_idempotency_key": 400,
+    "bad_after": 400,
+    "not_a_player": 403,
+    "no_seat": 403,
+    "not_creator": 403,
+    "not_invited": 403,
+    "undo_forbidden": 403,
+    "game_not_found": 404,
+    "no_such_event": 404,
+    "game_started": 409,
+    "already_seated": 409,
+    "seats_open": 409,
+    "game_lobby": 409,
+    "game_active": 409,
+    "game_finished": 409,
+    "game_abandoned": 409,
+    "game_not_finished": 409,
+    "stale_version": 409,
+    "corrupt_log": 409,
+    "precondition_failed": 412,
+    "version_required": 428,
+}
+
+
+def status_for(code: str) -> int:
+    return STATUS_BY_CODE.get(code, 422)
+
+
 _DRF_CODES = {
     exceptions.ParseError: "malformed_request",
     exceptions.AuthenticationFailed: "authentication_failed",
@@ -64,7 +97,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             422, exc.code, exc.message, position=exc.position, token=exc.token, pointer=exc.pointer()
         )
     if isinstance(exc, GameError):
-        return problem_response(exc.status, exc.code, exc.message, **exc.extra)
+        return problem_response(status_for(exc.code), exc.code, exc.message, **exc.extra)
     if isinstance(exc, (DatabaseOperationalError, InterfaceError)):
         # The transaction rolled back: retrying is safe (versions and
         # Idempotency-Keys cover a commit whose answer was lost).
@@ -83,6 +116,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
     code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
+    own = exc.get_codes()
+    if isinstance(own, str) and own != exc.default_code:  # raised with a code of its own
+        code = own
     extra: dict[str, Any] = {}
     if isinstance(exc, exceptions.ValidationError):
         extra["errors"] = response.data

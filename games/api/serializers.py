@@ -1,20 +1,20 @@
-"""Request validation and response shapes of the games API.
+"""Request validation and the game bodies of the games API.
 
-Responses are built from the engine's views (which have already stripped
-secrets); serializers here only validate input and document shapes.
+What comes from the engine (views, legal actions, events) has already had
+its secrets stripped; ``games.api.bodies`` documents those shapes.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine.bots import BOTS
 from games.models import Game, Seat
+
+from .bodies import EventSerializer, PlayerViewSerializer
 
 
 class SeatSpecSerializer(serializers.Serializer[Any]):
@@ -107,6 +107,9 @@ class SeatSerializer(serializers.ModelSerializer[Seat]):
 
 
 class GameSummarySerializer(serializers.ModelSerializer[Game]):
+    """A game in a list: who sits where, whose turn, the policy. Its seats
+    must be loaded with it (``store.with_seats``)."""
+
     id = serializers.UUIDField(source="public_id", read_only=True)
     seats = SeatSerializer(many=True, read_only=True)
     my_seat = serializers.SerializerMethodField()
@@ -134,86 +137,34 @@ class GameSummarySerializer(serializers.ModelSerializer[Game]):
             "my_turn",
         )
 
-    def _my_seat(self, game: Game) -> int | None:
-        user = self.context["request"].user
-        for seat in game.seats.all():
-            if seat.user_id == user.pk:
-                return seat.index
-        return None
-
     def get_my_seat(self, game: Game) -> int | None:
-        return self._my_seat(game)
+        user = self.context["request"].user
+        return next((seat.index for seat in game.seats.all() if seat.user_id == user.pk), None)
 
     def get_my_turn(self, game: Game) -> bool:
-        seat = self._my_seat(game)
+        seat = self.get_my_seat(game)
         return seat is not None and game.status == Game.Status.ACTIVE and game.to_act_seat == seat
 
-    def to_representation(self, instance: Game) -> dict[str, Any]:
-        """The fields declared above, written out by hand.
 
-        This summary is in every move's response and every game read, and
-        DRF's field-by-field walk costs about 1.5 ms for it, more than the
-        move itself. The declared fields still document the shape (OpenAPI);
-        ``tests/games/test_api_summary.py`` checks that this gives exactly
-        what DRF's generic ``to_representation`` gives.
-        """
-        user_id = self.context["request"].user.pk
-        seats = list(instance.seats.all())
-        mine = next((seat.index for seat in seats if seat.user_id == user_id), None)
-        return {
-            "id": str(instance.public_id),
-            "status": instance.status,
-            "options": instance.options,
-            "version": instance.version,
-            "phase": instance.phase,
-            "round": instance.round,
-            "to_act_seat": instance.to_act_seat,
-            "turn_since": _datetime(instance.turn_since),
-            "created": _datetime(instance.created),
-            "started": _datetime(instance.started),
-            "finished": _datetime(instance.finished),
-            "reminder_first_hours": instance.reminder_first_hours,
-            "reminder_every_hours": instance.reminder_every_hours,
-            "timeout_hours": instance.timeout_hours,
-            "seats": [
-                {
-                    "index": seat.index,
-                    "side": seat.side,
-                    "colours": seat.colours,
-                    "bot": seat.bot,
-                    "player": seat.user.public_name if seat.user is not None else None,
-                    "invited": bool(seat.invited_email) and seat.user_id is None,
-                }
-                for seat in seats
-            ],
-            "my_seat": mine,
-            "my_turn": mine is not None and instance.status == Game.Status.ACTIVE and instance.to_act_seat == mine,
-        }
+class GameSerializer(GameSummarySerializer):
+    """A game as the caller sees it: the summary and the board from their seat
+    (``context["view"]``, the engine's view as JSON; null before the deal)."""
+
+    state = serializers.SerializerMethodField()
+
+    class Meta(GameSummarySerializer.Meta):
+        fields = (*GameSummarySerializer.Meta.fields, "state")  # type: ignore[assignment]
+
+    @extend_schema_field(PlayerViewSerializer(allow_null=True))
+    def get_state(self, game: Game) -> dict[str, Any] | None:
+        view: dict[str, Any] | None = self.context.get("view")
+        return view
 
 
-_DATETIME = serializers.DateTimeField()
+class ActionResultSerializer(serializers.Serializer[Any]):
+    """The answer to an accepted action: the new version, the events it made
+    (as the caller may see them) and the game after it."""
 
-
-def _datetime(value: datetime | None) -> str | None:
-    """A time as DRF writes it (ISO 8601 in the current time zone, "Z" for UTC)."""
-    return None if value is None else _DATETIME.to_representation(value)
-
-
-class StrictCharField(serializers.CharField):
-    """A string, and only a string: DRF's CharField would store the number 8576
-    as "8576", which the schema (type: string) says is refused."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return str(super().to_internal_value(data))
-
-
-class TokenSerializer(serializers.Serializer[Any]):
-    id = serializers.IntegerField(read_only=True)
-    # Names are trimmed: one of only spaces is blank, which the pattern says too.
-    name = StrictCharField(max_length=80, validators=[RegexValidator(r"\S", "A name needs a visible character.")])
-    prefix = serializers.CharField(read_only=True)
-    created = serializers.DateTimeField(read_only=True)
-    last_used = serializers.DateTimeField(read_only=True, allow_null=True)
-    revoked = serializers.DateTimeField(read_only=True, allow_null=True)
+    version = serializers.IntegerField()
+    events = EventSerializer(many=True)
+    game = GameSerializer()

@@ -27,10 +27,11 @@ from django.views.decorators.http import require_POST, require_safe
 
 from accounts.auth_helpers import request_user
 from accounts.models import User
-from games import engine, services
+from games import engine, services, store
+from games.api.problems import status_for
 from games.board_svg import board_svg
 from games.engine import COLOUR_NAMES, GameOptions, PlayerView, Resign, RuleError
-from games.errors import GameError, NotFound, StaleVersion
+from games.errors import GameError, StaleVersion
 from games.models import Game, Seat
 
 from . import present
@@ -72,17 +73,13 @@ class Refusal:
 
 def _game_or_404(game_id: str) -> Game:
     try:
-        return services.get_game(game_id)
-    except NotFound as error:
+        return store.get(game_id)
+    except GameError as error:
         raise Http404(_("There is no game with this id.")) from error
 
 
 def _detail_url(game: Game) -> str:
     return reverse("games:detail", args=[game.public_id])
-
-
-def _respond(result: services.ActionResult) -> tuple[int, dict[str, Any]]:
-    return 200, {"version": result.game.version}
 
 
 def _parse_at(raw: str | None, version: int) -> int | None:
@@ -106,7 +103,7 @@ def _pieces_per_round(game: Game) -> int | None:
 @require_safe
 def game_list(request: HttpRequest) -> HttpResponse:
     user = request_user(request)
-    games = services.games_of(user).prefetch_related("seats__user")
+    games = store.games_of(user)
     waiting, others = present.sort_rows([present.game_row(game, user) for game in games])
     return render(request, "games/list.html", {"waiting": waiting, "others": others})
 
@@ -131,7 +128,7 @@ def _render_game(
     status: int = 200,
 ) -> HttpResponse:
     user = request_user(request)
-    seats = list(game.seats.select_related("user").order_by("index"))
+    seats = list(game.seats.all())  # loaded with the game (store.get)
     my_seat = next((s for s in seats if s.user_id == user.pk), None)
     names = present.seat_names(seats, user)
     context: dict[str, Any] = {
@@ -146,9 +143,10 @@ def _render_game(
     }
     if game.status == Game.Status.LOBBY:
         context.update(_lobby_context(game, seats, my_seat, user))
-    payloads = services.event_payloads(game, upto=at) if game.version else []
-    if payloads:
-        context.update(_play_context(game, payloads, my_seat, names, at=at, move_form=move_form))
+    state = store.state_of(game, upto=at) if game.version else None
+    if state is not None:
+        recent = store.event_payloads(game, after=max(state.seq - RECENT_EVENTS, 0), upto=state.seq)
+        context.update(_play_context(game, state, recent, my_seat, names, at=at, move_form=move_form))
     return render(request, "games/detail.html", context, status=status)
 
 
@@ -193,14 +191,14 @@ def _lobby_context(game: Game, seats: list[Seat], my_seat: Seat | None, user: Us
 
 def _play_context(
     game: Game,
-    payloads: list[engine.Event],
+    state: engine.GameState,
+    recent: list[engine.Event],
     my_seat: Seat | None,
     names: dict[int, str],
     *,
     at: int | None,
     move_form: MoveForm | None,
 ) -> dict[str, Any]:
-    state = engine.fold(payloads)
     version = max(game.version, state.seq)
     history = at is not None and at < version
     seat_index = my_seat.index if my_seat is not None and not history else None
@@ -248,10 +246,7 @@ def _play_context(
         and view.phase in (engine.SELECTION, engine.PLACEMENT),
         "notation": data.get("notation", ""),
         "log": present.log_lines(
-            engine.redact_events(payloads[-RECENT_EVENTS:], seat_index),
-            len(payloads) - len(payloads[-RECENT_EVENTS:]) + 1,
-            names,
-            seat_index,
+            engine.redact_events(recent, seat_index), state.seq - len(recent) + 1, names, seat_index
         ),
     }
     if legal is not None and legal.selection is not None:
@@ -332,7 +327,6 @@ def play(request: HttpRequest, game_id: str) -> HttpResponse:
             user=user,
             action=action,
             expected_version=form.cleaned_data["version"],
-            respond=_respond,
         )
     except StaleVersion:
         return _stale(request, game)
@@ -344,7 +338,7 @@ def play(request: HttpRequest, game_id: str) -> HttpResponse:
             game,
             move_form=form,
             refusal=Refusal(message=_error_text(error), rule=rule),
-            status=error.status,
+            status=status_for(error.code),
         )
     messages.success(request, _("Your move was recorded: %(move)s") % {"move": engine.format_action(action)})
     return HttpResponseRedirect(_detail_url(game))
@@ -364,7 +358,6 @@ def resign(request: HttpRequest, game_id: str) -> HttpResponse:
             user=request_user(request),
             action=Resign(),
             expected_version=form.cleaned_data["version"],
-            respond=_respond,
         )
     except StaleVersion:
         return _stale(request, game)

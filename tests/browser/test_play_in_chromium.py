@@ -21,10 +21,11 @@ from django.db import connection
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from accounts.models import User
-from games import engine
+from games import engine, store
 from games import services as games
 from games.models import Game
-from notifications import services as notifications
+from games.services import play
+from notifications import outbox
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -43,8 +44,8 @@ class Worker(threading.Thread):
     def run(self) -> None:
         try:
             while not self.stop.wait(0.2):
-                notifications.sweep_outbox()
-                for public_id in games.games_waiting_for_bots().values_list("public_id", flat=True):
+                outbox.sweep_outbox()
+                for public_id in play.games_waiting_for_bots().values_list("public_id", flat=True):
                     games.play_bot_turns(game_id=public_id)
         except BaseException as error:  # surfaced by the test
             self.failure = error
@@ -112,9 +113,10 @@ def wait_for(condition: Any, worker: Worker, timeout: float = 20) -> None:
 
 def play_turn(page: Page, game: Game, user: User, rng: random.Random) -> None:
     """Take the seat's turn through the page's forms."""
-    seat = games.seat_of(game, user)
+    loaded = store.load(game.public_id)
+    seat = loaded.seat_of(user)
     assert seat is not None
-    state = games.load_state(game)
+    state = loaded.state
     assert state is not None
     legal = engine.legal_actions(engine.player_view(state, seat.index))
     if legal.selection is not None:
@@ -175,7 +177,7 @@ def test_two_invited_players_play_a_whole_game_in_the_browser(
         if game.status == Game.Status.FINISHED:
             break
         seat = game.to_act_seat
-        mover = next((e for e, u in users.items() if games.seat_of(game, u).index == seat), None)
+        mover = next((e for e, u in users.items() if game.seats.get(user=u).index == seat), None)
         if mover is None:  # the bot's turn: the worker plays it
             version = game.version
             wait_for(lambda v=version: Game.objects.get(pk=game.pk).version != v, worker)

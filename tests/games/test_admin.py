@@ -13,7 +13,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 
 from accounts.models import User
-from games import engine, services
+from games import engine, services, store
 from games.models import Game, GameEvent
 
 pytestmark = pytest.mark.django_db
@@ -54,13 +54,12 @@ def act(game: Game, user: User, action: engine.Action) -> None:
         user=user,
         action=action,
         expected_version=game.version,
-        respond=lambda result: (200, {}),
     )
     game.refresh_from_db()
 
 
 def first_action(game: Game) -> tuple[int, engine.Action]:
-    state = services.load_state(game)
+    state = store.state_of(game)
     assert state is not None
     assert state.to_act is not None
     return state.to_act, engine.enumerate_actions(engine.player_view(state, state.to_act))[0]
@@ -231,7 +230,7 @@ def test_undo_the_last_placement_with_a_reason(admin, operator, alice, bob, star
     play_to_first_placement(started_game, {0: alice, 1: bob})
     placed = GameEvent.objects.filter(game=started_game).order_by("-seq").first()
     assert placed.type == "piece_placed"
-    before = services.load_state(started_game, upto=placed.seq - 1)
+    before = store.state_of(started_game, upto=placed.seq - 1)
     events = event_count(started_game)
 
     response = admin.post(undo_url(started_game), {"reason": "alice misclicked"})
@@ -247,7 +246,7 @@ def test_undo_the_last_placement_with_a_reason(admin, operator, alice, bob, star
     assert started_game.version == undone.seq
     assert started_game.to_act_seat == placed.payload["player"]
     # The board and alice's hand are as before the placement.
-    after = services.load_state(started_game)
+    after = store.state_of(started_game)
     assert after.board == before.board
     assert sorted(after.hands[0]) == sorted(before.hands[0])
     page = html.unescape(admin.get(change_url(started_game)).content.decode())
@@ -308,7 +307,7 @@ def test_replay_at_the_first_and_last_event(admin, alice, bob, started_game):
     last = admin.get(replay_url(started_game), {"n": version})
     assert last.status_code == 200
     assert last.context["n"] == version
-    state = services.load_state(started_game)
+    state = store.state_of(started_game)
     assert state is not None
     assert last.context["view"] == engine.spectator_view(state).to_json()
     assert BOARD in last.content.decode()

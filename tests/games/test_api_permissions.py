@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
 from accounts.services import create_api_token, revoke_api_token
-from games import engine, services
+from games import engine, services, store
 from games.models import Game, GameEvent
 
 pytestmark = pytest.mark.django_db
@@ -109,7 +109,7 @@ def finish_bot_game(game: Game, alice: User) -> None:
         game.refresh_from_db()
         if game.status == Game.Status.FINISHED:
             return
-        state = services.load_state(game)
+        state = store.state_of(game)
         assert state is not None
         action = engine.enumerate_actions(engine.player_view(state, 0))[0]
         services.submit_action(
@@ -117,7 +117,6 @@ def finish_bot_game(game: Game, alice: User) -> None:
             user=alice,
             action=action,
             expected_version=game.version,
-            respond=lambda result: (200, {}),
         )
     raise AssertionError("the game did not finish")
 
@@ -390,7 +389,7 @@ def test_action_responses_show_only_the_actors_secrets(auth, alice, bob, started
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["game"]["my_seat"] == 1
-    state = services.load_state(started_game)
+    state = store.state_of(started_game)
     assert sorted(body["game"]["state"]["hand"]) == sorted(c + 1 for c in state.hands[1])
     for event in body["events"]:
         assert "reshuffle" not in event

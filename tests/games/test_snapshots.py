@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accounts.models import User
-from games import engine, services, snapshots
+from games import engine, services, snapshots, store
 from games.errors import GameError
 from games.models import Game
 from tests.notifications.helpers import greedy_move, play_until
@@ -37,7 +37,7 @@ def finished_game(bot_game: Game) -> Game:
 
 
 def full_fold(game: Game, upto: int | None = None) -> engine.GameState:
-    return engine.fold(services.event_payloads(game, upto))
+    return engine.fold(store.event_payloads(game, upto=upto))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -51,7 +51,7 @@ def test_a_state_read_through_the_cache_equals_the_fold_of_the_log(finished_game
     if known is not None:
         snapshots.states.remember(finished_game.public_id, full_fold(finished_game, known))
     upto = data.draw(st.one_of(st.none(), st.integers(1, version)), label="read at")
-    state = services.load_state(finished_game, upto)
+    state = store.state_of(finished_game, upto)
     assert state == full_fold(finished_game, upto)
     assert state is not None
     assert state.seq == (version if upto is None else upto)
@@ -68,7 +68,7 @@ def test_reads_after_moves_equal_the_fold_at_every_version(bot_game: Game, djang
         assert cached is not None
         assert cached.seq == bot_game.version, "the move's own state is remembered on commit"
         assert cached == full_fold(bot_game)
-        assert services.load_state(bot_game) == full_fold(bot_game)
+        assert store.state_of(bot_game) == full_fold(bot_game)
         checked += 1
     assert checked >= 10
 
@@ -82,14 +82,13 @@ def test_a_rolled_back_move_is_not_remembered(started_game: Game, alice: User) -
             user=alice,
             action=greedy_move(game),
             expected_version=before,
-            respond=lambda result: (200, {}),
         )
         transaction.set_rollback(True)
     game.refresh_from_db()
     assert game.version == before
     cached = snapshots.states.latest(game.public_id)
     assert cached is None or cached.seq <= before
-    state = services.load_state(game)
+    state = store.state_of(game)
     assert state == full_fold(game)
     with pytest.raises(GameError):  # the state is still before the move: it is alice's turn
         services.submit_action(
@@ -97,7 +96,6 @@ def test_a_rolled_back_move_is_not_remembered(started_game: Game, alice: User) -
             user=alice,
             action=greedy_move(game),
             expected_version=before + 99,
-            respond=lambda result: (200, {}),
         )
 
 

@@ -7,9 +7,10 @@ import re
 import pytest
 from django.test import Client
 
+from accounts.models import User
 from games.models import Game
 from notifications import emails
-from notifications.models import Kind, Preference
+from notifications.models import Kind
 from tests.i18n.catalogues import LANGUAGES, po_file
 from tests.notifications.helpers import latest, parts, placement_turn_of
 
@@ -33,7 +34,7 @@ def game_page(user, game: Game) -> str:
 
 
 def test_the_game_page_speaks_german_to_a_german_player(alice, started_game):
-    Preference.objects.create(user=alice, language="de")
+    User.objects.filter(pk=alice.pk).update(language="de")
     page = game_page(alice, started_game)
     assert '<html lang="de">' in page
     assert "Spieler und Punkte" in page  # "Players and scores"
@@ -46,7 +47,7 @@ def test_the_game_page_speaks_german_to_a_german_player(alice, started_game):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_game_page_in_each_language(alice, started_game, language):
-    Preference.objects.create(user=alice, language=language)
+    User.objects.filter(pk=alice.pk).update(language=language)
     page = game_page(alice, started_game)
     assert f'<html lang="{language}">' in page
     for msgid in ("Players and scores", "Last moves", "Tallest building and majorities"):
@@ -58,14 +59,13 @@ def test_the_game_page_in_each_language(alice, started_game, language):
 def test_a_your_turn_email_in_each_language(alice, started_game, language):
     placement_turn_of(started_game, 0)
     notification = latest(Kind.YOUR_TURN, seat=0)
-    preference = Preference.objects.create(user=alice, language="en")
+    User.objects.filter(pk=alice.pk).update(language="en")
     english = emails.build_message(notification)
     match = re.fullmatch(r"Manhattan (\w+): your turn \(round (\d+) of (\d+)\)", english.subject)
     assert match, english.subject
 
-    preference.language = language
-    preference.save()
-    message = emails.build_message(notification)
+    User.objects.filter(pk=alice.pk).update(language=language)
+    message = emails.build_message(latest(Kind.YOUR_TURN, seat=0))
     expected = translation_of(language, YOUR_TURN_SUBJECT) % dict(
         zip(("game", "round", "rounds"), match.groups(), strict=True)
     )

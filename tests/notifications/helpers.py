@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.mail import EmailMultiAlternatives
 
-from games import engine, services
+from games import engine, services, store
 from games.engine.bots import greedy_bot
 from games.models import Game
 from notifications.models import Notification
@@ -32,7 +32,6 @@ def act(game: Game, action: engine.Action | str) -> None:
         user=seat.user,
         action=action,
         expected_version=game.version,
-        respond=lambda result: (200, {}),
     )
     game.refresh_from_db()
 
@@ -40,7 +39,7 @@ def act(game: Game, action: engine.Action | str) -> None:
 def greedy_move(game: Game) -> engine.Action:
     """The greedy bot's choice for the seat to act (deterministic per version)."""
     game.refresh_from_db()
-    state = services.load_state(game)
+    state = store.state_of(game)
     assert state is not None
     assert state.to_act is not None
     return greedy_bot(engine.player_view(state, state.to_act), random.Random(game.version))

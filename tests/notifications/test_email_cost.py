@@ -17,8 +17,7 @@ from django.test import override_settings
 from django.utils import translation
 
 from games.models import Game
-from notifications import emails, mailer
-from notifications import services as notifications
+from notifications import emails, mailer, outbox
 from notifications.email_parts import HEX, board_html
 from notifications.models import Kind, Notification, Preference
 from tests.notifications.helpers import latest, parts, placement_turn_of, play_until
@@ -101,15 +100,17 @@ def test_delivering_an_email_runs_a_bounded_number_of_queries(bot_game, django_a
     Preference.objects.get_or_create(user=bot_game.creator)
     notification = latest(Kind.YOUR_TURN, seat=0)
     with django_assert_max_num_queries(6):
-        assert notifications.deliver(notification.pk) is True
+        assert outbox.deliver(notification.pk) is True
     assert len(mailoutbox) == 1
 
 
 def test_the_preference_is_read_once_per_delivery(started_game, alice, django_assert_num_queries, mailoutbox):
-    Preference.objects.create(user=alice, language="de")
+    alice.language = "de"
+    alice.save()
+    Preference.objects.create(user=alice)
     notification = latest(Kind.GAME_STARTED, seat=0)
     with django_assert_num_queries(6):  # savepoint/transaction, lock, seats, log, update
-        assert notifications.deliver(notification.pk) is True
+        assert outbox.deliver(notification.pk) is True
     assert mailoutbox[0].subject.startswith("Manhattan")
     assert '<html lang="de">' in parts(mailoutbox[0])[1]
 
@@ -158,7 +159,7 @@ def pending_emails(game: Game) -> list[Notification]:
 def test_consecutive_emails_share_one_smtp_connection(started_game, smtp):
     waiting = pending_emails(started_game)
     assert len(waiting) == 3  # the invitation and two "game started"
-    assert all(notifications.deliver(n.pk) for n in waiting)
+    assert all(outbox.deliver(n.pk) for n in waiting)
     assert sorted(smtp.ids) == sorted(n.message_id for n in waiting)
     assert len(set(smtp.peers)) == 1, "one connection for the three"
     assert Notification.objects.filter(status=Notification.Status.SENT, attempts=1).count() == 3
@@ -167,17 +168,17 @@ def test_consecutive_emails_share_one_smtp_connection(started_game, smtp):
 def test_an_idle_connection_is_not_reused(started_game, smtp, monkeypatch):
     monkeypatch.setattr(mailer, "MAX_IDLE_S", -1.0)
     for n in pending_emails(started_game):
-        assert notifications.deliver(n.pk)
+        assert outbox.deliver(n.pk)
     assert len(set(smtp.peers)) == 3
 
 
 def test_a_connection_dropped_while_idle_is_replaced_before_sending(started_game, smtp):
     first, second, third = pending_emails(started_game)
-    assert notifications.deliver(first.pk)
+    assert outbox.deliver(first.pk)
     mailer._local.backend.connection.sock.shutdown(socket.SHUT_RDWR)  # the server hung up meanwhile
 
-    assert notifications.deliver(second.pk)  # found out before sending: a new connection, first attempt
-    assert notifications.deliver(third.pk)
+    assert outbox.deliver(second.pk)  # found out before sending: a new connection, first attempt
+    assert outbox.deliver(third.pk)
     assert Notification.objects.filter(status=Notification.Status.SENT, attempts=1).count() == 3
     assert len(set(smtp.peers)) == 2
     assert sorted(smtp.ids) == sorted(n.message_id for n in (first, second, third)), "each sent once"
@@ -185,17 +186,17 @@ def test_a_connection_dropped_while_idle_is_replaced_before_sending(started_game
 
 def test_a_failure_while_sending_fails_that_attempt_and_the_connection_is_replaced(started_game, smtp):
     first, second, third = pending_emails(started_game)
-    assert notifications.deliver(first.pk)
+    assert outbox.deliver(first.pk)
     smtp.refuse_next = True  # the server refuses the next message
 
-    assert notifications.deliver(second.pk) is False
+    assert outbox.deliver(second.pk) is False
     second.refresh_from_db()
     assert (second.status, second.attempts) == (Notification.Status.PENDING, 1)
     assert second.last_error
     assert mailer._local.backend is None, "a connection that failed is never reused"
 
-    assert notifications.deliver(third.pk)
-    assert notifications.sweep_outbox(now=second.next_attempt) == 1
+    assert outbox.deliver(third.pk)
+    assert outbox.sweep_outbox(now=second.next_attempt) == 1
     second.refresh_from_db()
     assert (second.status, second.attempts) == (Notification.Status.SENT, 2)
     assert sorted(smtp.ids) == sorted(n.message_id for n in (first, second, third)), "each sent once"

@@ -17,12 +17,13 @@ from django.utils import timezone
 
 from accounts import links
 from accounts.models import User
-from games import engine, services
+from accounts.services import request_sign_in_link
+from games import engine, services, store
 from games.models import Game
-from notifications import emails
-from notifications import services as notifications
+from notifications import digests, emails, outbox, reminders
 from notifications.models import UNSUBSCRIBABLE, Kind, Notification, Preference
-from notifications.replies import _signature, handle_inbound, reply_address
+from notifications.replies import handle_inbound
+from notifications.reply_address import _signature, reply_address
 from tests.notifications.helpers import (
     HEX,
     latest,
@@ -58,7 +59,7 @@ def finish(game: Game) -> None:
 def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
     """A notification of ``kind`` as the services write it in a real game."""
     if kind == Kind.LOGIN:
-        notifications.send_login_link(alice.email, next_path="/games/")
+        request_sign_in_link(alice.email, next_path="/games/")
         return latest(Kind.LOGIN)
     if kind == Kind.INVITATION:
         return latest(Kind.INVITATION, email=bob.email)
@@ -75,11 +76,11 @@ def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
         return latest(Kind.GAME_OVER, seat=0)
     if kind == Kind.REMINDER:
         placement_turn_of(game, 0)
-        notifications.send_due_reminders(timezone.now() + timedelta(days=2))
+        reminders.send_due_reminders(timezone.now() + timedelta(days=2))
         return latest(Kind.REMINDER, seat=0)
     if kind == Kind.TIMEOUT:
         placement_turn_of(game, 0)
-        assert notifications.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
+        assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
         return latest(Kind.TIMEOUT, seat=0)
     if kind == Kind.MOVE_REFUSED:
         placement_turn_of(game, 0)
@@ -87,11 +88,11 @@ def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
         assert not outcome.accepted
         return latest(Kind.MOVE_REFUSED, seat=0)
     if kind == Kind.DIGEST:
-        preference = notifications.preference_for(alice)
+        preference = outbox.preference_for(alice)
         preference.frequency = Preference.Frequency.DAILY_DIGEST
         preference.save()
         placement_turn_of(game, 0)
-        assert notifications.send_digests() == 1
+        assert digests.send_digests() == 1
         return latest(Kind.DIGEST)
     raise AssertionError(kind)
 
@@ -134,7 +135,7 @@ def the_link(text: str, markup: str, purpose: str) -> links.LinkData:
 
 def seat_view(notification: Notification) -> dict[str, Any]:
     assert notification.game is not None
-    state = services.load_state(notification.game, upto=notification.context.get("seq"))
+    state = store.state_of(notification.game, upto=notification.context.get("seq"))
     assert state is not None
     return engine.player_view(state, notification.seat).to_json()
 
@@ -182,7 +183,7 @@ def assert_game_sections(notification: Notification, text: str, markup: str) -> 
 
     # What they can do.
     assert notification.game is not None
-    state = services.load_state(notification.game, upto=notification.context.get("seq"))
+    state = store.state_of(notification.game, upto=notification.context.get("seq"))
     assert state is not None
     legal = engine.legal_actions(engine.player_view(state, me))
     if legal.selection is not None:
@@ -333,7 +334,7 @@ def test_your_turn_has_a_signed_reply_to_and_a_legal_example_move(started_game):
     example = re.search(r"for example:\n {4}(.+)\n", text)
     assert example is not None
     assert f">{example.group(1)}</pre>" in markup
-    state = services.load_state(started_game, upto=notification.context["seq"])
+    state = store.state_of(started_game, upto=notification.context["seq"])
     assert state is not None
     action = engine.parse_action(example.group(1))
     assert action in engine.enumerate_actions(engine.player_view(state, 0)), "the example is a legal move"
@@ -392,7 +393,7 @@ def test_reminders_escalate(started_game, level, subject, wording):
     now = timezone.now()
     for _ in range(level):
         now += timedelta(days=2)
-        assert notifications.send_due_reminders(now) == 1
+        assert reminders.send_due_reminders(now) == 1
     notification = latest(Kind.REMINDER, seat=0)
     assert notification.context["level"] == level
     message = emails.build_message(notification)
@@ -409,7 +410,7 @@ def test_reminders_escalate(started_game, level, subject, wording):
 def test_a_last_reminder_without_a_timeout_does_not_mention_the_bot(started_game):
     Game.objects.filter(pk=started_game.pk).update(timeout_hours=None)
     placement_turn_of(started_game, 0)
-    notification = notifications.enqueue(
+    notification = outbox.enqueue(
         kind=Kind.REMINDER,
         key="reminder-no-timeout",
         email="alice@example.com",
@@ -426,7 +427,7 @@ def test_a_last_reminder_without_a_timeout_does_not_mention_the_bot(started_game
 
 def test_timeout_says_the_greedy_bot_moved(started_game):
     placement_turn_of(started_game, 0)
-    assert notifications.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
+    assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
     notification = latest(Kind.TIMEOUT, seat=0)
     message = emails.build_message(notification)
     text, markup = parts(message)
@@ -488,7 +489,7 @@ def test_an_invitation_to_someone_without_an_account_has_no_unsubscribe_header(a
 
 
 def test_login_link_expires_and_may_be_ignored(alice):
-    notifications.send_login_link(alice.email)
+    request_sign_in_link(alice.email)
     notification = latest(Kind.LOGIN)
     message = emails.build_message(notification)
     text, markup = parts(message)
@@ -503,7 +504,7 @@ def test_login_link_expires_and_may_be_ignored(alice):
 
 
 def test_login_link_for_a_new_address(db):
-    notifications.send_login_link("Someone.New@Example.com")
+    request_sign_in_link("Someone.New@Example.com")
     notification = latest(Kind.LOGIN)
     text, markup = parts(emails.build_message(notification))
     data = the_link(text, markup, links.LOGIN)
@@ -518,8 +519,8 @@ def test_login_link_for_a_new_address(db):
 def test_deliver_sends_once(started_game, mailoutbox):
     notification = latest(Kind.GAME_STARTED, seat=0)
 
-    assert notifications.deliver(notification.pk) is True
-    assert notifications.deliver(notification.pk) is False
+    assert outbox.deliver(notification.pk) is True
+    assert outbox.deliver(notification.pk) is False
 
     assert len(mailoutbox) == 1
     sent = mailoutbox[0]
@@ -532,61 +533,61 @@ def test_deliver_sends_once(started_game, mailoutbox):
 
 
 def test_the_sweep_delivers_everything_pending_once(started_game, mailoutbox):
-    assert notifications.sweep_outbox() == 3  # the invitation and two "game started"
-    assert notifications.sweep_outbox() == 0
+    assert outbox.sweep_outbox() == 3  # the invitation and two "game started"
+    assert outbox.sweep_outbox() == 0
     assert sorted(m.to[0] for m in mailoutbox) == ["alice@example.com", "bob@example.com", "bob@example.com"]
     assert len({m.extra_headers["Message-ID"] for m in mailoutbox}) == 3
 
 
 def test_an_unsubscribed_kind_is_skipped(started_game, alice, mailoutbox):
-    preference = notifications.preference_for(alice)
+    preference = outbox.preference_for(alice)
     preference.unsubscribed = [Kind.YOUR_TURN]
     preference.save()
     placement_turn_of(started_game, 0)
     notification = latest(Kind.YOUR_TURN, seat=0)
 
-    assert notifications.deliver(notification.pk) is False
+    assert outbox.deliver(notification.pk) is False
     notification.refresh_from_db()
     assert notification.status == Notification.Status.SKIPPED
     assert mailoutbox == []
     # Other kinds still arrive.
-    assert notifications.deliver(latest(Kind.GAME_STARTED, seat=0).pk) is True
+    assert outbox.deliver(latest(Kind.GAME_STARTED, seat=0).pk) is True
 
 
 def test_frequency_none_skips_game_mail_but_not_sign_in_links(started_game, alice, mailoutbox):
-    preference = notifications.preference_for(alice)
+    preference = outbox.preference_for(alice)
     preference.frequency = Preference.Frequency.NONE
     preference.save()
     started = latest(Kind.GAME_STARTED, seat=0)
 
-    assert notifications.deliver(started.pk) is False
+    assert outbox.deliver(started.pk) is False
     started.refresh_from_db()
     assert started.status == Notification.Status.SKIPPED
     assert mailoutbox == []
 
-    notifications.send_login_link(alice.email)
-    assert notifications.deliver(latest(Kind.LOGIN).pk) is True
+    request_sign_in_link(alice.email)
+    assert outbox.deliver(latest(Kind.LOGIN).pk) is True
     assert [m.subject for m in mailoutbox] == ["Your sign-in link for Manhattan by mail"]
 
 
 def test_daily_digest_gathers_turns_into_one_email(started_game, alice, mailoutbox):
-    preference = notifications.preference_for(alice)
+    preference = outbox.preference_for(alice)
     preference.frequency = Preference.Frequency.DAILY_DIGEST
     preference.save()
     placement_turn_of(started_game, 0)
     turn = latest(Kind.YOUR_TURN, seat=0)
 
-    assert notifications.deliver(turn.pk) is False
+    assert outbox.deliver(turn.pk) is False
     turn.refresh_from_db()
     assert turn.status == Notification.Status.DIGESTED
     assert mailoutbox == []
 
-    assert notifications.send_digests() == 1
-    assert notifications.send_digests() == 0, "one digest a day"
+    assert digests.send_digests() == 1
+    assert digests.send_digests() == 0, "one digest a day"
     digest = latest(Kind.DIGEST)
     assert digest.context["games"] == [str(started_game.public_id)]
-    assert notifications.deliver(digest.pk) is True
-    assert notifications.deliver(digest.pk) is False
+    assert outbox.deliver(digest.pk) is True
+    assert outbox.deliver(digest.pk) is False
 
     assert len(mailoutbox) == 1
     sent = mailoutbox[0]
@@ -617,9 +618,8 @@ def test_a_four_player_game_against_bots(bot_game):
 
 
 def test_an_email_is_written_in_the_recipients_language(started_game, alice):
-    preference = notifications.preference_for(alice)
-    preference.language = "de"
-    preference.save()
+    alice.language = "de"
+    alice.save()
     message = emails.build_message(latest(Kind.GAME_STARTED, seat=0))
     text, markup = parts(message)
     assert '<html lang="de">' in markup

@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 from django.core import mail
-from kombu.exceptions import OperationalError
+from django.utils import timezone
 
 from games import services as games
-from notifications import services
+from games import store
+from games.models import Game
+from notifications import outbox, receivers
 from notifications.models import Kind, Notification
-from notifications.tasks import deliver_notification, deliver_notifications
 
 pytestmark = pytest.mark.django_db
 
@@ -47,25 +48,18 @@ def test_a_refused_move_writes_no_email(alice, bob, client_for, started_game):
     assert not Notification.objects.filter(kind=Kind.YOUR_TURN).exists()
 
 
-def test_delivery_is_scheduled_on_commit(
-    alice, client_for, started_game, django_capture_on_commit_callbacks, monkeypatch
-):
-    queued: list[int] = []
-    monkeypatch.setattr(deliver_notification, "delay", lambda pk: queued.append(pk))
+def test_delivery_is_scheduled_on_commit(alice, client_for, started_game, django_capture_on_commit_callbacks, broker):
     client = client_for(alice)
     select_for(client, started_game)
     with django_capture_on_commit_callbacks(execute=True):
         assert select_for(client, started_game).status_code == 200
-    assert queued == [Notification.objects.get(kind=Kind.YOUR_TURN).pk]
+    assert broker.published == [[Notification.objects.get(kind=Kind.YOUR_TURN).pk]]
 
 
 def test_broker_down_then_recovery_loses_nothing_and_sends_nothing_twice(
-    alice, bob, client_for, started_game, django_capture_on_commit_callbacks, monkeypatch
+    alice, bob, client_for, started_game, django_capture_on_commit_callbacks, broker
 ):
-    def broker_down(pk: int) -> None:
-        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
-
-    monkeypatch.setattr(deliver_notification, "delay", broker_down)
+    broker.is_down = True
     client = client_for(alice)
     with django_capture_on_commit_callbacks(execute=True):
         assert select_for(client, started_game).status_code == 200
@@ -76,7 +70,7 @@ def test_broker_down_then_recovery_loses_nothing_and_sends_nothing_twice(
 
     # The broker is back: the periodic sweep delivers everything pending, once.
     waiting = pending.count()
-    assert services.sweep_outbox() == waiting
+    assert outbox.sweep_outbox() == waiting
     assert not Notification.objects.filter(status=Notification.Status.PENDING).exists()
     turn = Notification.objects.get(kind=Kind.YOUR_TURN)
 
@@ -85,13 +79,13 @@ def test_broker_down_then_recovery_loses_nothing_and_sends_nothing_twice(
 
     assert turn_emails() == 1
     # A late, redelivered task and a second sweep send nothing more.
-    assert services.deliver(turn.pk) is False
-    assert services.sweep_outbox() == 0
+    assert outbox.deliver(turn.pk) is False
+    assert outbox.sweep_outbox() == 0
     assert turn_emails() == 1
 
 
 def test_smtp_refusing_then_accepting(alice, bob, started_game, monkeypatch):
-    turn = services.enqueue(kind=Kind.YOUR_TURN, key="smtp-test", email=bob.email, user=bob, game=started_game, seat=1)
+    turn = outbox.enqueue(kind=Kind.YOUR_TURN, key="smtp-test", email=bob.email, user=bob, game=started_game, seat=1)
     assert turn is not None
 
     from django.core.mail.backends.locmem import EmailBackend
@@ -102,23 +96,23 @@ def test_smtp_refusing_then_accepting(alice, bob, started_game, monkeypatch):
         raise ConnectionRefusedError("SMTP server down")
 
     monkeypatch.setattr(EmailBackend, "send_messages", refuse)
-    assert services.deliver(turn.pk) is False
+    assert outbox.deliver(turn.pk) is False
     turn.refresh_from_db()
     assert (turn.status, turn.attempts) == (Notification.Status.PENDING, 1)
     assert "SMTP server down" in turn.last_error
-    assert services.sweep_outbox() == 0  # backing off: not due yet
+    assert outbox.sweep_outbox() == 0  # backing off: not due yet
 
     monkeypatch.setattr(EmailBackend, "send_messages", original)
     turn.refresh_from_db()
-    assert services.sweep_outbox(now=turn.next_attempt) == 1
+    assert outbox.sweep_outbox(now=turn.next_attempt) == 1
     turn.refresh_from_db()
     assert turn.status == Notification.Status.SENT
     assert len(mail.outbox) == 1
 
 
 def test_the_same_key_is_written_once(bob, started_game):
-    first = services.enqueue(kind=Kind.YOUR_TURN, key="k1", email=bob.email, user=bob, game=started_game, seat=1)
-    second = services.enqueue(kind=Kind.YOUR_TURN, key="k1", email=bob.email, user=bob, game=started_game, seat=1)
+    first = outbox.enqueue(kind=Kind.YOUR_TURN, key="k1", email=bob.email, user=bob, game=started_game, seat=1)
+    second = outbox.enqueue(kind=Kind.YOUR_TURN, key="k1", email=bob.email, user=bob, game=started_game, seat=1)
     assert first is not None
     assert second is None
     assert Notification.objects.filter(key="k1").count() == 1
@@ -136,22 +130,20 @@ def test_invitees_are_emailed(alice):
 
 
 def test_a_batch_of_emails_is_one_statement_and_written_once(
-    alice, bob, started_game, django_assert_num_queries, django_capture_on_commit_callbacks, monkeypatch
+    alice, bob, started_game, django_assert_num_queries, django_capture_on_commit_callbacks, broker
 ):
     """A round's end emails every player at once: one INSERT and one task message for
-    all of them, and recording the same events again writes nothing new."""
-    queued: list[int] = []
-    batches: list[list[int]] = []
-    monkeypatch.setattr(deliver_notification, "delay", lambda pk: queued.append(pk))
-    monkeypatch.setattr(deliver_notifications, "delay", lambda pks: batches.append(list(pks)))
-    game = games.get_game(started_game.public_id)
-    state = games.load_state(game)
+    all of them (and one statement for the turn clock), and recording the same
+    events again writes nothing new."""
+    loaded = store.load(started_game.public_id)
     events = [{"type": "round_scored", "round": 1}, {"type": "game_finished"}]
 
     def record() -> None:
-        services.record_game_notifications(game=game, state=state, events=events, first_seq=50, acting_seat=0)
+        receivers.write_game_emails(
+            Game, loaded=loaded, events=events, first_seq=50, acting_seat=0, cause="move", now=timezone.now()
+        )
 
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(1):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(2):
         record()
     rows = Notification.objects.filter(key__contains=":5").order_by("key")
     assert [(n.kind, n.seat) for n in rows] == [
@@ -160,8 +152,7 @@ def test_a_batch_of_emails_is_one_statement_and_written_once(
         (Kind.ROUND_SCORED, 1),
         (Kind.GAME_OVER, 1),
     ]
-    assert queued == []
-    assert [sorted(batch) for batch in batches] == [sorted(n.pk for n in rows)], "one task for the four"
+    assert [sorted(batch) for batch in broker.published] == [sorted(n.pk for n in rows)], "one task for the four"
 
     with django_capture_on_commit_callbacks(execute=True):
         record()

@@ -111,7 +111,6 @@ def test_a_real_worker_delivers_the_turn_email_over_smtp(alice, bob, smtp, worke
             user=alice,
             action=SelectPieces(pieces=(1, 1, 1, 1)),
             expected_version=game.version,
-            respond=lambda result: (200, {}),
         )
     started = Notification.objects.get(kind=Kind.YOUR_TURN, user=bob)
 

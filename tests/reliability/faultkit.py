@@ -388,13 +388,13 @@ def busy_cores(seconds: float) -> float:
 def legal_move(game_pk: int, rng: Any = None) -> tuple[int, int, dict[str, Any]] | None:
     """(seat to act, version, a legal action as JSON) from the stored log, or None once the
     game is over: a random one with a ``random.Random``, else the first the engine lists."""
-    from games import engine, services
+    from games import engine, store
     from games.models import Game
 
     game = Game.objects.get(pk=game_pk)
     if game.status != Game.Status.ACTIVE:
         return None
-    state = services.load_state(game)
+    state = store.state_of(game)
     assert state is not None
     assert state.to_act is not None
     legal = engine.legal_actions(engine.player_view(state, state.to_act)).to_json()

@@ -38,11 +38,11 @@ from rest_framework.test import APIClient
 from accounts import links
 from accounts.models import User
 from accounts.services import create_api_token
-from games import engine, services
+from games import engine, services, store
 from games.models import Game, GameEvent
-from notifications import replies
-from notifications import services as notifications
+from notifications import outbox, replies
 from notifications.models import Kind, Notification
+from notifications.reply_address import reply_address
 
 pytestmark = [
     pytest.mark.django_db,
@@ -114,7 +114,7 @@ def actions_url(game: Game) -> str:
 def legal_moves(game: Game, seat: int) -> list[engine.Action]:
     """The seat's legal actions, resigning aside."""
     game.refresh_from_db()
-    state = services.load_state(game)
+    state = store.state_of(game)
     assert state is not None
     return [a for a in engine.enumerate_actions(engine.player_view(state, seat)) if not isinstance(a, engine.Resign)]
 
@@ -329,7 +329,7 @@ def test_a_link_of_one_purpose_used_for_another(alice, started_game):
         response = client.get(f"/accounts/link/{links.GAME}/{token}/")
         assert response.status_code == 400
     assert signed_in_as(client) is None
-    assert Kind.YOUR_TURN not in notifications.preference_for(alice).unsubscribed
+    assert Kind.YOUR_TURN not in outbox.preference_for(alice).unsubscribed
 
 
 # --- mail -----------------------------------------------------------------------------------------
@@ -378,11 +378,11 @@ def test_forged_reply_token(started_game, started_mail, alices_move):
         outcome = deliver(reply(forged, alices_move))
         assert outcome == replies.ReplyOutcome(False, "no valid reply token")
     assert Notification.objects.count() == mails  # no answer to a forger
-    assert deliver(reply(replies.reply_address(started_mail), alices_move)).accepted
+    assert deliver(reply(reply_address(started_mail), alices_move)).accepted
 
 
 def test_right_reply_token_from_the_wrong_address(started_game, started_mail, alices_move):
-    address = replies.reply_address(started_mail)
+    address = reply_address(started_mail)
     mails = Notification.objects.count()
     with unchanged(started_game):
         for sender in ("Bob <bob@example.com>", "alice@example.com.evil.example", "<>"):
@@ -394,7 +394,7 @@ def test_right_reply_token_from_the_wrong_address(started_game, started_mail, al
 
 @pytest.mark.parametrize("credentials", [None, "inbound:guessed", "nobody:"])
 def test_inbound_webhook_without_basic_auth(client, started_game, started_mail, alices_move, credentials):
-    raw = reply(replies.reply_address(started_mail), alices_move)
+    raw = reply(reply_address(started_mail), alices_move)
     headers = basic_auth(credentials) if credentials is not None else {}
     mails = Notification.objects.count()
     with unchanged(started_game):
@@ -436,7 +436,7 @@ def test_reply_in_an_unknown_charset(started_game, started_mail, alices_move):
     Found with this catalogue: ``replies._decode`` calls
     ``bytes.decode(charset)``, which raises LookupError for an unknown charset;
     through the webhook that is a 500 and through ``receive_email`` a traceback."""
-    raw = reply(replies.reply_address(started_mail), alices_move, charset="unknown-8bit")
+    raw = reply(reply_address(started_mail), alices_move, charset="unknown-8bit")
     client = Client(raise_request_exception=False)
     response = client.post(WEBHOOK, {"email": raw.decode()}, **basic_auth(settings.ANYMAIL["WEBHOOK_SECRET"]))
     assert response.status_code == 200, response.status_code
@@ -446,10 +446,10 @@ def test_reply_in_an_unknown_charset(started_game, started_mail, alices_move):
 
 def test_garbage_move_by_mail_is_answered(started_game, started_mail, mailoutbox):
     with unchanged(started_game):
-        outcome = deliver(reply(replies.reply_address(started_mail), "please place my tower somewhere nice"))
+        outcome = deliver(reply(reply_address(started_mail), "please place my tower somewhere nice"))
         assert not outcome.accepted
     refused = Notification.objects.get(kind=Kind.MOVE_REFUSED, game=started_game)
-    assert notifications.deliver(refused.pk) is True
+    assert outbox.deliver(refused.pk) is True
     assert [m.to for m in mailoutbox] == [["alice@example.com"]]
     assert "please place my tower somewhere nice" in mailoutbox[0].body
     assert "unknown word" in mailoutbox[0].body

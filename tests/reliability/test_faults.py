@@ -29,9 +29,10 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import create_api_token
-from games import services
+from games import services, store
 from games.models import Game, GameEvent, IdempotencyKey
-from notifications import services as outbox
+from games.signals import events_appended
+from notifications import outbox
 from notifications.models import Kind, Notification
 from notifications.tasks import sweep_outbox as sweep_outbox_task
 
@@ -119,7 +120,7 @@ def assert_log_whole(game: Game) -> list[int]:
     game.refresh_from_db()
     seqs = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, game.version + 1)), seqs
-    state = services.load_state(game)
+    state = store.state_of(game)
     assert state is not None
     assert state.seq == game.version
     return seqs
@@ -364,15 +365,16 @@ class DroppedDatabase:
         self.times = 0
         self.vendor = connection.vendor
         self.reader: sqlite3.Connection | None = None
-        original = outbox.record_game_notifications
+        # Heard after the move's events and emails are written, before its commit.
+        events_appended.connect(self.hooked, dispatch_uid="tests.dropped_database")
 
-        def hooked(**kwargs: Any) -> None:
-            if self.times > 0:
-                self.times -= 1
-                self.break_connection()
-            original(**kwargs)
+    def hooked(self, sender: Any, **kwargs: Any) -> None:
+        if self.times > 0:
+            self.times -= 1
+            self.break_connection()
 
-        monkeypatch.setattr(outbox, "record_game_notifications", hooked)
+    def disconnect(self) -> None:
+        events_appended.disconnect(dispatch_uid="tests.dropped_database")
 
     def arm(self) -> None:
         self.times = 1
@@ -421,6 +423,7 @@ def dropped_database(monkeypatch: pytest.MonkeyPatch) -> Iterator[DroppedDatabas
         yield fault
     finally:
         fault.release()
+        fault.disconnect()
 
 
 def test_database_connection_dropped_mid_transaction(alice, bob, dropped_database) -> None:

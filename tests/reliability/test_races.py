@@ -26,7 +26,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import create_api_token
-from games import services
+from games import services, store
 from games.models import Game, GameEvent, IdempotencyKey
 from notifications.models import Notification
 from tests.concurrent import race
@@ -111,7 +111,7 @@ def assert_log_whole(game: Game) -> None:
     game.refresh_from_db()
     seqs = log_of(game)
     assert seqs == list(range(1, game.version + 1)), seqs
-    state = services.load_state(game)
+    state = store.state_of(game)
     assert state is not None
     assert state.seq == game.version
     assert state.to_act == game.to_act_seat

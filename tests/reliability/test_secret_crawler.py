@@ -57,15 +57,16 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import create_api_token
-from games import engine, services
+from games import engine, store
 from games.engine import Action, PlacePiece, Resign, SelectPieces
 from games.engine.bots import bot_for
 from games.engine.events import apply_in_place, initial_state
 from games.models import Game, GameEvent, GameSecret
+from games.services import lobby
+from notifications import digests, outbox, reminders, replies
 from notifications import emails as notification_emails
-from notifications import replies
-from notifications import services as notifications
 from notifications.models import Notification, Preference
+from notifications.reply_address import reply_address
 
 pytestmark = pytest.mark.django_db
 
@@ -562,7 +563,7 @@ class Crawler:
     def deliver(self) -> None:
         """Send every pending email (the crawl reads them from the mailbox)."""
         with self.timed("email building"):
-            while notifications.sweep_outbox(timezone.now() + timedelta(days=365)):
+            while outbox.sweep_outbox(timezone.now() + timedelta(days=365)):
                 pass
 
     def check_email_hand(self, viewer: Viewer, where: str, text: str, html: str, seq: int) -> None:
@@ -651,7 +652,7 @@ class Table:
             self.post(viewer, "join")
 
     def start(self, rig: Callable[[dict[str, Any]], None] | None = None) -> None:
-        self.monkeypatch.setattr(services, "secrets", SimpleNamespace(token_hex=lambda _n: self.seed))
+        self.monkeypatch.setattr(lobby, "secrets", SimpleNamespace(token_hex=lambda _n: self.seed))
         if rig is not None:
             real = engine.create_game
 
@@ -705,8 +706,8 @@ class Table:
     def remind_and_time_out(self) -> None:
         """A reminder, then a timeout move and its email, for the seat to act (a month later)."""
         later = timezone.now() + timedelta(days=30)
-        assert notifications.send_due_reminders(now=later) >= 1
-        assert notifications.time_out_absent_players(now=later) >= 1
+        assert reminders.send_due_reminders(now=later) >= 1
+        assert reminders.time_out_absent_players(now=later) >= 1
         self.truth.refresh()
 
     def refused_reply(self) -> None:
@@ -725,7 +726,7 @@ class Table:
         missing = next(card for card in range(9) if card not in state.hands[seat])
         message = EmailMessage()
         message["From"] = self.users[seat].email
-        message["To"] = replies.reply_address(notification)
+        message["To"] = reply_address(notification)
         message["Subject"] = "Re: your turn"
         message["Message-ID"] = f"<refused-{self.name}@example.com>"
         message.set_content(f"card {missing + 1} city 1 size 1\n")
@@ -782,7 +783,7 @@ def test_two_players_nothing_secret_reaches_anyone(monkeypatch, mailoutbox):
     table.digest_reader(1)
     table.play_to_end()  # six rounds, and a reshuffle in nearly every one
     table.crawler.deliver()  # seat 1's updates are gathered for the digest, seat 0's are sent (and read below)
-    assert notifications.send_digests(now=timezone.now() + timedelta(days=1)) == 1
+    assert digests.send_digests(now=timezone.now() + timedelta(days=1)) == 1
     table.crawler.checkpoint("finished", last=True)
     assert_clean(
         table,
@@ -819,7 +820,7 @@ def test_three_players_nothing_secret_reaches_anyone(monkeypatch, mailoutbox):
     table.play_until(lambda events: table.truth.state.phase == "placement" and table.truth.state.placements >= 5)
     table.crawler.checkpoint("placement")
     table.play_until(reshuffled)
-    assert notifications.send_digests(now=timezone.now() + timedelta(days=1)) >= 1
+    assert digests.send_digests(now=timezone.now() + timedelta(days=1)) >= 1
     table.crawler.checkpoint("reshuffle")
     # Seat 1 leaves: its hand stays its own while the others play on, until seat 2 leaves too.
     table.move(Resign(), seat=1)
@@ -909,7 +910,7 @@ def small_table(monkeypatch, mailoutbox) -> Table:
 
 
 def _other_hand(game: Game, seat: int | None) -> list[int]:
-    state = services.load_state(game)
+    state = store.state_of(game)
     assert state is not None
     return list(state.hands[((seat or 0) + 1) % state.players])
 
@@ -931,7 +932,7 @@ def leak_every_hand_in_the_json(monkeypatch: pytest.MonkeyPatch, table: Table) -
 
     def to_json(self: engine.PlayerView) -> dict[str, Any]:
         data = real(self)
-        state = services.load_state(table.game)
+        state = store.state_of(table.game)
         assert state is not None
         data["debug"] = {"all": [[c + 1 for c in h] for h in state.hands]}
         return data
@@ -948,23 +949,24 @@ def leak_unredacted_events(monkeypatch: pytest.MonkeyPatch, table: Table) -> Non
 
 
 def leak_seed_in_the_summary(monkeypatch: pytest.MonkeyPatch, table: Table) -> None:
-    import games.api.views as api_views
+    from games.api.serializers import GameSummarySerializer
+    from games.models import GameSecret
 
-    real = api_views._summary
+    real = GameSummarySerializer.to_representation
 
-    def summary(game: Game, request: Any) -> dict[str, Any]:
-        data = real(game, request)
-        data["etag_salt"] = game.secret.seed if hasattr(game, "secret") else ""
+    def summary(self: GameSummarySerializer, game: Game) -> dict[str, Any]:
+        data = dict(real(self, game))
+        data["etag_salt"] = GameSecret.objects.filter(game=game).values_list("seed", flat=True).first() or ""
         return data
 
-    monkeypatch.setattr(api_views, "_summary", summary)
+    monkeypatch.setattr(GameSummarySerializer, "to_representation", summary)
 
 
 def leak_the_pile_in_the_email_board(monkeypatch: pytest.MonkeyPatch, table: Table) -> None:
     real = notification_emails.text_board
 
     def text_board(view: dict[str, Any]) -> str:
-        state = services.load_state(table.game)
+        state = store.state_of(table.game)
         assert state is not None
         upcoming = ", ".join(str(c + 1) for c in reversed(state.draw_pile))
         return real(view) + f"\nComing up: {upcoming}"

@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from accounts.models import User
-from games import engine, services
+from games import engine, services, store
 from games.engine import SelectPieces
 from games.models import Game
 
@@ -36,15 +36,11 @@ def browser() -> Callable[[User | None], Client]:
     return make
 
 
-def respond(result: services.ActionResult) -> tuple[int, dict[str, Any]]:
-    return 200, {}
-
-
 def select_all(game: Game) -> engine.GameState:
     """Play every selection of the round (smallest pieces first); returns the state after."""
     while True:
         game.refresh_from_db()
-        state = services.load_state(game)
+        state = store.state_of(game)
         assert state is not None
         if state.phase != engine.SELECTION:
             return state
@@ -60,7 +56,6 @@ def select_all(game: Game) -> engine.GameState:
             user=seat.user,
             action=SelectPieces(pieces=tuple(pieces)),
             expected_version=game.version,
-            respond=respond,
         )
 
 

@@ -173,11 +173,11 @@ def test_sign_out_is_a_post(alice, browser):
 
 
 def test_a_first_sign_in_link_is_single_use_too():
+    from accounts.services import request_sign_in_link
     from notifications.emails import build_message
     from notifications.models import Kind, Notification
-    from notifications.services import send_login_link
 
-    send_login_link("newbie@example.com")
+    request_sign_in_link("newbie@example.com")
     body = str(build_message(Notification.objects.get(kind=Kind.LOGIN, email="newbie@example.com")).body)
     url = re.search(r"https?://[^/\s]+(/accounts/link/login/[^\s]+)", body).group(1)
     assert Client().get(url).status_code == 302

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from accounts.models import User
 from notifications.models import Preference
 
 pytestmark = pytest.mark.django_db
@@ -12,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize("language", ["de", "nl", "fr", "ko", "en"])
 def test_the_users_language_is_activated(alice, browser, language):
-    Preference.objects.create(user=alice, language=language)
+    User.objects.filter(pk=alice.pk).update(language=language)
     response = browser(alice).get("/games/", HTTP_ACCEPT_LANGUAGE="fr" if language != "fr" else "de")
     assert response.status_code == 200
     assert response["Content-Language"] == language

@@ -81,7 +81,8 @@ def test_saving_frequency_language_and_vacation(alice, browser):
     assert response["Location"] == "/mail/preferences/"
     preference = Preference.objects.get(user=alice)
     assert preference.frequency == "daily_digest"
-    assert preference.language == "nl"
+    alice.refresh_from_db()
+    assert alice.language == "nl"
     expected = timezone.now() + timedelta(days=10)
     assert abs((preference.vacation_until - expected).total_seconds()) < 60
 

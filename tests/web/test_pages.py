@@ -7,7 +7,7 @@ import re
 import pytest
 
 from accounts.models import User
-from games import engine, services
+from games import engine, services, store
 from games.models import Game, GameEvent
 from notifications.models import Notification
 
@@ -88,7 +88,7 @@ def test_game_page_shows_board_hand_and_my_legal_lots(placing_game, alice, brows
     assert 'data-testid="place-form"' in html
     assert 'stroke-width="3"' in html  # highlighted lots
     highlighted = int(re.search(r'data-highlighted="(\d+)"', html).group(1))
-    state = services.load_state(placing_game)
+    state = store.state_of(placing_game)
     legal = engine.legal_actions(engine.player_view(state, 0))
     assert highlighted == len({(p.city, p.lot) for p in legal.placements}) > 0
     assert "Your turn: play a card and build." in html
@@ -122,12 +122,11 @@ def test_a_stranger_sees_only_public_information(placing_game, stranger, browser
 
 
 def test_a_stranger_does_not_see_another_players_drawn_card(placing_game, alice, stranger, browser):
-    state = services.load_state(placing_game)
+    state = store.state_of(placing_game)
     p = engine.legal_actions(engine.player_view(state, 0)).placements[0]
     action = engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour)
     services.submit_action(
         game_id=placing_game.public_id, user=alice, action=action, expected_version=placing_game.version,
-        respond=lambda r: (200, {}),
     )  # fmt: skip
     own = browser(alice).get(f"/games/{placing_game.public_id}/").content.decode()
     other = browser(stranger).get(f"/games/{placing_game.public_id}/").content.decode()
@@ -138,11 +137,11 @@ def test_a_stranger_does_not_see_another_players_drawn_card(placing_game, alice,
 
 
 def test_landmarks_name_the_tallest_building_and_the_majorities(placing_game, alice, browser):
-    state = services.load_state(placing_game)
+    state = store.state_of(placing_game)
     p = engine.legal_actions(engine.player_view(state, 0)).placements[0]
     services.submit_action(
         game_id=placing_game.public_id, user=alice, expected_version=placing_game.version,
-        action=engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour), respond=lambda r: (200, {}),
+        action=engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour),
     )  # fmt: skip
     html = browser(alice).get(f"/games/{placing_game.public_id}/").content.decode()
     colour = engine.COLOUR_NAMES[p.colour]
@@ -305,7 +304,6 @@ def test_a_lobby_game_has_no_board_yet(lobby, alice, browser):
 def test_finished_game_names_the_winner(started_game, alice, bob, browser):
     services.submit_action(
         game_id=started_game.public_id, user=bob, action=engine.Resign(), expected_version=started_game.version,
-        respond=lambda r: (200, {}),
     )  # fmt: skip
     html = browser(alice).get(f"/games/{started_game.public_id}/").content.decode()
     assert "The game is over." in html
@@ -328,7 +326,7 @@ def test_select_all_helper_reaches_placement(started_game):
 
 
 def test_cards_are_read_from_my_side_and_show_their_lot_on_the_board(placing_game, alice, bob, browser):
-    state = services.load_state(placing_game)
+    state = store.state_of(placing_game)
     south = browser(alice).get(f"/games/{placing_game.public_id}/").content.decode()
     assert "on the board: lot" not in south  # from the south the board is drawn as the cards are printed
     north = browser(bob).get(f"/games/{placing_game.public_id}/").content.decode()

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games import engine, services
+from games import engine, store
 from games.engine import COLOUR_NAMES
 from games.models import Game, GameEvent
 
@@ -24,7 +24,7 @@ def play_url(game: Game) -> str:
 
 
 def first_placement(game: Game, seat: int = 0) -> engine.Placement:
-    state = services.load_state(game)
+    state = store.state_of(game)
     return engine.legal_actions(engine.player_view(state, seat)).placements[0]
 
 
@@ -130,7 +130,7 @@ def test_placing_in_notation(placing_game, alice, browser):
 
 
 def test_a_refused_move_is_explained_and_the_form_kept(placing_game, alice, browser):
-    state = services.load_state(placing_game)
+    state = store.state_of(placing_game)
     missing = next(card for card in range(9) if card not in state.hands[0])
     before = len(events_of(placing_game))
     response = browser(alice).post(

@@ -1,0 +1,9 @@
+"""What the accounts app announces: it sends no email itself.
+
+``sign_in_link_requested`` (``user``, ``next_path``): someone asked for a
+sign-in link for ``user``; the app that writes emails sends it.
+"""
+
+from django.dispatch import Signal
+
+sign_in_link_requested = Signal()

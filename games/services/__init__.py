@@ -1,0 +1,23 @@
+"""The use cases of games, one module per concern: the lobby (create, invite,
+join, start), play (actions, bot turns, timeouts) and operators (undo,
+abandon). Views, tasks and other apps call these; reads go through
+``games.store``."""
+
+from .lobby import ReminderPolicy, SeatSpec, create_game, decline_invitation, join_game, start_game
+from .operators import abandon_game, undo_last_placement
+from .play import ActionResult, play_bot_turns, play_for_absent_player, submit_action
+
+__all__ = [
+    "ActionResult",
+    "ReminderPolicy",
+    "SeatSpec",
+    "abandon_game",
+    "create_game",
+    "decline_invitation",
+    "join_game",
+    "play_bot_turns",
+    "play_for_absent_player",
+    "start_game",
+    "submit_action",
+    "undo_last_placement",
+]

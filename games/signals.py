@@ -1,0 +1,21 @@
+"""What the games app announces, for other apps to act on in the same transaction.
+
+``games`` never imports the apps that listen (emails, reminders): it sends
+these, and they connect in their ``AppConfig.ready``. Receivers run inside
+the writer's transaction, so what they write is stored with the events or
+not at all; anything that leaves the server they must defer with
+``transaction.on_commit``.
+"""
+
+from django.dispatch import Signal
+
+# Events were appended to a game's log: ``loaded`` (a ``store.LoadedGame``
+# whose state is the state after them), ``events``, ``first_seq``,
+# ``acting_seat`` (None for the dealer, an operator or a sweep), ``cause``
+# ("start", "move", "bot", "timeout", "operator") and ``now``.
+events_appended = Signal()
+
+# A game's lobby changed: ``game``, ``seats``, ``change`` ("created",
+# "joined", "declined") and ``user`` (who joined or declined; the creator for
+# "created").
+lobby_changed = Signal()

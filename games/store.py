@@ -1,0 +1,196 @@
+"""The one way to read and write a game's log.
+
+A game is its append-only event log; its state is the fold of the log. Every
+reader (the API, the pages, the emails, the admin, the bots) loads a game
+here, and every writer appends here, inside its transaction with the game row
+locked. Appending announces the new events through ``games.signals``, so
+that other apps (emails, reminders) act in the same transaction without this
+app knowing them.
+
+Folding starts from the latest state this process already knows of the game
+(``games.snapshots``), so a request reads and applies only the events
+appended since — none at all when it asks for the version the known state
+is at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Prefetch, Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import User
+from games import engine
+from games.engine import GameState
+from games.engine.events import apply_in_place
+
+from . import snapshots
+from .errors import GameError, StaleVersion, not_found
+from .models import Game, GameEvent, Seat
+from .signals import events_appended
+
+
+@dataclass
+class LoadedGame:
+    """A game with its seats (and their players) and its state at ``state.seq``
+    (``None`` before the deal, or when the caller asked for no state)."""
+
+    game: Game
+    seats: list[Seat]
+    state: GameState | None
+
+    def seat_of(self, user: Any) -> Seat | None:
+        """``user``'s seat, if they have one."""
+        if user is None or not getattr(user, "is_authenticated", False):
+            return None
+        return next((seat for seat in self.seats if seat.user_id == user.pk), None)
+
+    def seat_at(self, index: int | None) -> Seat | None:
+        return next((seat for seat in self.seats if seat.index == index), None)
+
+
+def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` with their seats and players read in one more query, so that
+    ``game.seats.all()`` reads them from memory."""
+    return games.prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+
+
+def games_of(user: User) -> QuerySet[Game]:
+    """The games ``user`` plays in, created, or is invited to, with their seats."""
+    mine = Game.objects.filter(
+        Q(seats__user=user) | Q(creator=user) | Q(seats__invited_email__iexact=user.email)
+    ).distinct()
+    return with_seats(mine)
+
+
+def _get(games: QuerySet[Game], public_id: Any) -> Game:
+    """The game with this public id; an unknown id and one that is not a UUID
+    at all are the same to the caller."""
+    try:
+        return games.get(public_id=public_id)
+    except (Game.DoesNotExist, ValueError, TypeError, ValidationError) as error:
+        raise not_found() from error
+
+
+def get(public_id: Any) -> Game:
+    """The game with its seats, without its state (lobby pages, summaries)."""
+    return _get(with_seats(Game.objects.all()), public_id)
+
+
+def load(public_id: Any, *, lock: bool = False, upto: int | None = None, fold: bool = True) -> LoadedGame:
+    """The game, its seats and its state after event ``upto`` (by default its last).
+
+    With ``lock`` the game row stays locked until the transaction ends (only
+    that row: its secret, read with it, may not exist yet), and the state is
+    the one every writer must start from: the log is checked to end at the
+    game's version.
+    """
+    games = with_seats(Game.objects.all())
+    if lock:
+        games = games.select_for_update(of=("self",)).select_related("secret")
+    game = _get(games, public_id)
+    seats = list(game.seats.all())
+    version = game.version if upto is None else min(upto, game.version)
+    if not fold or version < 1:
+        return LoadedGame(game, seats, None)
+    state = state_of(game, upto=version)
+    if state is None or state.seq != version:
+        raise GameError("corrupt_log", "This game's log is out of step with the game; an operator has been told.")
+    return LoadedGame(game, seats, state)
+
+
+def state_of(game: Game, upto: int | None = None) -> GameState | None:
+    """The game's state after event ``upto`` (by default after its last one),
+    or ``None`` before it starts."""
+    known = snapshots.states.latest(game.public_id)
+    if known is not None and known.seq == upto:
+        return known
+    if known is not None and (upto is None or known.seq < upto):
+        newer = event_payloads(game, after=known.seq, upto=upto)
+        if not newer:
+            return known
+        state = known.copy()
+        for event in newer:
+            apply_in_place(state, event)
+    else:
+        payloads = event_payloads(game, upto=upto)
+        if not payloads:
+            return None
+        state = engine.fold(payloads)
+    _remember_on_commit(game, state)
+    return state
+
+
+def event_payloads(game: Game, *, after: int = 0, upto: int | None = None) -> list[engine.Event]:
+    """The payloads of the game's events ``after`` < seq <= ``upto``, in order.
+    They hold secrets: redact them (``engine.redact_events``) before they leave."""
+    events = GameEvent.objects.filter(game=game, seq__gt=after)
+    if upto is not None:
+        events = events.filter(seq__lte=upto)
+    return list(events.order_by("seq").values_list("payload", flat=True))
+
+
+def event_rows(game: Game, *, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+    """Events after ``after`` with their sequence number and time (payloads unredacted)."""
+    events = GameEvent.objects.filter(game=game, seq__gt=after).order_by("seq")
+    return [dict(row) for row in events.values("seq", "payload", "created")[:limit]]
+
+
+def _remember_on_commit(game: Game, state: GameState) -> None:
+    """Cache ``state`` once what it was folded from is committed: a state of a
+    move that is rolled back must never be taken for the game's."""
+    public_id = game.public_id
+    transaction.on_commit(lambda: snapshots.states.remember(public_id, state))
+
+
+# What ``append`` changes: saving only these keeps a move from rewriting the
+# options, the creator and the reminder policy with the values it read.
+_APPEND_FIELDS = ["version", "phase", "round", "to_act_seat", "turn_since", "status", "finished", "updated"]
+
+
+def append(
+    loaded: LoadedGame,
+    state: GameState,
+    events: list[engine.Event],
+    *,
+    seat: int | None,
+    actor: User | None,
+    cause: str,
+) -> None:
+    """Append ``events`` (which led to ``state``) after the game's last one,
+    bring the game's denormalised fields in step, and announce them.
+
+    Runs inside the caller's transaction with the game row locked (``load(lock=True)``);
+    the unique (game, seq) constraint is the last guard against a second writer.
+    ``cause`` says why the events came (``"move"``, ``"bot"``, ``"timeout"``,
+    ``"operator"``, ``"start"``) for the listeners.
+    """
+    game = loaded.game
+    now = timezone.now()
+    first = game.version + 1
+    rows = [
+        GameEvent(game=game, seq=first + i, type=event["type"], payload=event, seat=seat, actor=actor, created=now)
+        for i, event in enumerate(events)
+    ]
+    try:
+        GameEvent.objects.bulk_create(rows)
+    except IntegrityError as error:
+        raise StaleVersion("Another action was stored first; reload and try again.") from error
+    game.version = first + len(events) - 1
+    game.phase = state.phase
+    game.round = state.round
+    game.to_act_seat = state.to_act
+    game.turn_since = now if state.to_act is not None else None
+    if state.is_finished:
+        game.status = Game.Status.FINISHED
+        game.finished = now
+    game.save(update_fields=_APPEND_FIELDS)
+    loaded.state = state
+    events_appended.send(
+        sender=Game, loaded=loaded, events=events, first_seq=first, acting_seat=seat, cause=cause, now=now
+    )
+    _remember_on_commit(game, state)

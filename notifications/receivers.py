@@ -1,0 +1,108 @@
+"""What this app does when the others announce something (connected in
+``NotificationsConfig.ready``): the emails a game's new events cause, the
+turn clock, invitations, and sign-in links. Each runs in the announcer's
+transaction, so its rows are stored with the events or not at all."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.dispatch import receiver
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.signals import sign_in_link_requested
+from games import engine, store
+from games.models import Game, Seat
+from games.signals import events_appended, lobby_changed
+
+from . import outbox, reminders
+from .models import Kind, Notification
+
+# The emails an event causes for every person at the table.
+_EVENT_KINDS = {
+    "game_created": Kind.GAME_STARTED,
+    "round_scored": Kind.ROUND_SCORED,
+    "game_finished": Kind.GAME_OVER,
+}
+
+
+def _email(kind: str, seat: Seat, seq: int, context: dict[str, Any]) -> Notification:
+    assert seat.user is not None
+    return Notification(
+        kind=kind,
+        key=Notification.key_for(kind, game_id=seat.game_id, seat=seat.index, seq=seq),
+        email=seat.user.email,
+        user=seat.user,
+        game_id=seat.game_id,
+        seat=seat.index,
+        context=context,
+    )
+
+
+@receiver(events_appended, dispatch_uid="notifications.game_emails")
+def write_game_emails(
+    sender: Any,
+    *,
+    loaded: store.LoadedGame,
+    events: list[engine.Event],
+    first_seq: int,
+    acting_seat: int | None,
+    cause: str,
+    now: datetime,
+    **kwargs: Any,
+) -> None:
+    """Game started, round scored, game over; "your turn" when the turn passes
+    to a person; "timed out" to the player a bot moved for. Then the turn clock."""
+    humans = {seat.index: seat for seat in loaded.seats if seat.user is not None}
+    state = loaded.state
+    assert state is not None
+    rows: list[Notification] = []
+    started = False
+    for offset, event in enumerate(events):
+        kind = _EVENT_KINDS.get(event["type"])
+        if kind is None:
+            continue
+        seq = first_seq + offset
+        started = started or kind == Kind.GAME_STARTED
+        rows += [_email(kind, seat, seq, {"seq": seq, "round": event.get("round")}) for seat in humans.values()]
+    last_seq = first_seq + len(events) - 1
+    if cause == "timeout" and acting_seat in humans:
+        rows.append(_email(Kind.TIMEOUT, humans[acting_seat], last_seq, {"seq": last_seq}))
+    to_act = state.to_act
+    if to_act is not None and to_act != acting_seat and to_act in humans and not started:
+        rows.append(_email(Kind.YOUR_TURN, humans[to_act], last_seq, {"seq": last_seq}))
+    outbox.write(rows)
+    reminders.start_turn(loaded, now)
+
+
+@receiver(lobby_changed, dispatch_uid="notifications.invitations")
+def write_invitations(sender: Any, *, game: Game, seats: list[Seat], change: str, **kwargs: Any) -> None:
+    """A new game's invitations, one per invited address."""
+    if change != "created":
+        return
+    for seat in seats:
+        if not seat.invited_email or seat.user_id is not None:
+            continue
+        outbox.enqueue(
+            kind=Kind.INVITATION,
+            key=Notification.key_for(Kind.INVITATION, game_id=game.pk, seat=seat.index, seq=0),
+            email=seat.invited_email,
+            user=User.objects.filter(email__iexact=seat.invited_email).first(),
+            game=game,
+            seat=seat.index,
+            context={"inviter": game.creator.public_name},
+        )
+
+
+@receiver(sign_in_link_requested, dispatch_uid="notifications.sign_in_link")
+def write_sign_in_link(sender: Any, *, user: User, next_path: str = "", **kwargs: Any) -> None:
+    stamp = timezone.now().strftime("%Y%m%d%H%M%S%f")
+    outbox.enqueue(
+        kind=Kind.LOGIN,
+        key=Notification.key_for(Kind.LOGIN, subject=user.email, detail=stamp),
+        email=user.email,
+        user=user,
+        context={"next": next_path},
+    )

@@ -1,0 +1,204 @@
+"""Reminders and timeouts: the turn clock of each game, and the sweeps that read it.
+
+When a person's turn begins, their game's ``TurnClock`` is set from the
+game's reminder policy (``start_turn``, called in the move's transaction).
+The periodic sweep reminds the players whose reminder is due, and lets a bot
+move for those whose turn has timed out. Each sweep claims its rows with a
+locking read that skips rows another sweep (or a move) holds, and moves the
+clock on in the same transaction, so overlapping sweeps never remind twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import User
+from games import services, store
+from games.errors import GameError
+from games.models import Game
+
+from . import outbox
+from .models import Kind, Notification, Preference, TurnClock
+
+logger = logging.getLogger(__name__)
+REMINDER_CHUNK = 250  # clocks claimed per transaction by the reminder sweep
+
+
+def start_turn(loaded: store.LoadedGame, now: datetime) -> None:
+    """Set the clock for the turn that just began: reminders and a timeout
+    for a person, nothing for a bot or a finished game. One statement."""
+    game = loaded.game
+    seat = loaded.seat_at(game.to_act_seat) if game.status == Game.Status.ACTIVE else None
+    clock = TurnClock(game=game, version=game.version, turn_since=now)
+    if seat is not None and seat.user_id is not None:
+        clock.seat = seat.index
+        clock.user_id = seat.user_id
+        clock.next_reminder_at = now + timedelta(hours=game.reminder_first_hours)
+        clock.timeout_at = now + timedelta(hours=game.timeout_hours) if game.timeout_hours else None
+    TurnClock.objects.bulk_create(
+        [clock],
+        update_conflicts=True,
+        unique_fields=["game"],
+        update_fields=["seat", "user", "version", "turn_since", "next_reminder_at", "reminders_sent", "timeout_at"],
+    )
+
+
+# What the sweep reads of a due clock, its game and the player's vacation (one row each).
+_DUE_FIELDS = (
+    "game_id",
+    "version",
+    "seat",
+    "turn_since",
+    "game__timeout_hours",
+    "game__reminder_every_hours",
+    "reminders_sent",
+    "user_id",
+    "user__email",
+    "user__preference__vacation_until",
+)
+
+
+def due_reminders(now: datetime, limit: int, *, only: Q | None = None) -> QuerySet[TurnClock, tuple[Any, ...]]:
+    """The clocks whose reminder is due, oldest first, with their game's policy
+    and the player's vacation joined in (``_DUE_FIELDS``), locked (``FOR UPDATE
+    OF`` the clock rows only, ``SKIP LOCKED``: a clock another sweep or a move
+    is holding is left for the next sweep). Evaluate inside a transaction.
+
+    The condition is the partial index ``clock_reminder_due``'s, so only the due
+    rows are read however many games are active."""
+    clocks = TurnClock.objects.filter(next_reminder_at__lte=now, game__status=Game.Status.ACTIVE)
+    if only is not None:
+        clocks = clocks.filter(only)
+    return (
+        clocks.order_by("next_reminder_at")
+        .select_for_update(skip_locked=True, of=("self",))
+        .values_list(*_DUE_FIELDS)[:limit]
+    )
+
+
+def send_due_reminders(now: datetime | None = None, limit: int = 1000) -> int:
+    """One sweep: a reminder for every game whose reminder is due (at most
+    ``limit``); the number of reminders written.
+
+    The due clocks are claimed in chunks, each in one transaction: one locking
+    query reads the chunk, a few bulk UPDATEs move each clock on, and one
+    INSERT writes the reminders into the outbox. A player on vacation is not
+    reminded; their reminders and timeout wait until the vacation ends.
+    """
+    now = now or timezone.now()
+    sent = 0
+    while limit > 0:
+        size = min(REMINDER_CHUNK, limit)
+        claimed, reminded = _remind_chunk(now, size)
+        sent += reminded
+        limit -= claimed
+        if claimed < size:
+            break  # nothing more is due (or the rest is locked by another sweep)
+    return sent
+
+
+def remind(game_id: int, due_at: datetime, now: datetime) -> bool:
+    """Send the reminder of game ``game_id`` that was due at ``due_at``,
+    unless another sweep has claimed it already."""
+    _, reminded = _remind_chunk(now, 1, only=Q(game_id=game_id, next_reminder_at=due_at))
+    return reminded == 1
+
+
+def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[int, int]:
+    """Claim up to ``size`` due clocks and write their reminders: (clocks claimed, reminders written)."""
+    with transaction.atomic():
+        rows = list(due_reminders(now, size, only=only))
+        if not rows:
+            return 0, 0
+        by_interval: dict[int, list[int]] = defaultdict(list)  # reminder_every_hours -> games reminded
+        away: dict[tuple[datetime, int | None], list[int]] = defaultdict(list)  # (back, timeout_hours) -> games
+        nobody: list[int] = []
+        reminders: list[Notification] = []
+        for game_id, version, seat, since, timeout_hours, every_hours, sent, user_id, email, back in rows:
+            if seat is None or user_id is None:
+                nobody.append(game_id)  # no player to remind (start_turn clears the clock in that case)
+            elif back is not None and back > now:
+                away[(back, timeout_hours)].append(game_id)
+            else:
+                by_interval[every_hours].append(game_id)
+                level = sent + 1
+                reminders.append(
+                    Notification(
+                        kind=Kind.REMINDER,
+                        key=Notification.key_for(Kind.REMINDER, game_id=game_id, seat=seat, seq=version, detail=level),
+                        email=email,
+                        user_id=user_id,
+                        game_id=game_id,
+                        seat=seat,
+                        context={"seq": version, "level": level, "since": since.isoformat() if since else None},
+                    )
+                )
+        if nobody:
+            TurnClock.objects.filter(game_id__in=nobody).update(next_reminder_at=None)
+        for (back, timeout_hours), games in away.items():
+            TurnClock.objects.filter(game_id__in=games).update(
+                next_reminder_at=back,
+                timeout_at=back + timedelta(hours=timeout_hours) if timeout_hours else None,
+            )
+        for hours, games in by_interval.items():
+            TurnClock.objects.filter(game_id__in=games).update(
+                next_reminder_at=now + timedelta(hours=hours), reminders_sent=F("reminders_sent") + 1
+            )
+        if reminders:
+            # The keys are unique: a reminder already in the outbox is left as it is.
+            Notification.objects.bulk_create(reminders, ignore_conflicts=True)
+            pending = Notification.objects.filter(
+                key__in=[n.key for n in reminders], status=Notification.Status.PENDING
+            ).values_list("pk", flat=True)
+            outbox.publish_on_commit(list(pending))
+        return len(rows), len(reminders)
+
+
+def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> int:
+    """A bot moves for every player whose turn has timed out; the number of moves."""
+    now = now or timezone.now()
+    due = TurnClock.objects.filter(timeout_at__lte=now, game__status=Game.Status.ACTIVE).order_by("timeout_at")
+    moved = 0
+    for game_id, timeout_at in due.values_list("game_id", "timeout_at")[:limit]:
+        if timeout_at is not None and _time_out(game_id, timeout_at):
+            moved += 1
+    return moved
+
+
+def _time_out(game_id: int, due_at: datetime) -> bool:
+    """Claim the timed-out turn of game ``game_id`` and let the bot move; False
+    if it is no longer due (the player moved, or another sweep got there first)."""
+    with transaction.atomic():
+        clock = (
+            TurnClock.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("game")
+            .filter(game_id=game_id, timeout_at=due_at)
+            .first()
+        )
+        if clock is None or clock.seat is None:
+            return False
+        try:
+            services.play_for_absent_player(
+                game_id=clock.game.public_id, seat=clock.seat, expected_version=clock.version
+            )
+        except GameError:
+            TurnClock.objects.filter(game_id=game_id, timeout_at=due_at).update(timeout_at=None)
+            return False
+        return True
+
+
+def set_vacation(*, user: User, until: datetime | None) -> Preference:
+    """Pause reminders and timeouts until ``until`` (at most 30 days ahead)."""
+    preference = outbox.preference_for(user)
+    if until is not None:
+        until = min(until, timezone.now() + Preference.MAX_VACATION)
+    preference.vacation_until = until
+    preference.save(update_fields=["vacation_until"])
+    return preference

@@ -1,0 +1,131 @@
+"""What a move costs the database: the queries of one move (GET legal-actions,
+then POST the action), each named and pinned, and none that grows with the
+seats or the length of the game."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from games import snapshots
+from games.models import Game
+
+
+def _some_action(legal: dict[str, Any]) -> dict[str, Any]:
+    if legal.get("selection"):
+        reserve = legal["selection"]["reserve"]
+        pool = [int(size) for size, n in reserve.items() for _ in range(n)]
+        return {"type": "select", "pieces": sorted(pool[: legal["selection"]["count"]])}
+    placement = legal["placements"][0]
+    return {"type": "place", "card": placement["card"], **placement["options"][0]}
+
+
+def _tables(queries: list[dict[str, Any]]) -> list[str]:
+    """Each query as its verb and first table, e.g. "SELECT games_game".
+
+    Savepoints are left out: they are the test's own transaction around the
+    move's (a request's transaction is the outermost, and its BEGIN and COMMIT
+    are not logged as queries)."""
+    named = []
+    for query in queries:
+        sql = query["sql"]
+        verb = sql.split()[0].upper()
+        if verb in ("SAVEPOINT", "RELEASE"):
+            continue
+        table = re.search(r'(?:FROM|INTO|UPDATE)\s+"?(\w+)"?', sql)
+        named.append(f"{verb} {table.group(1) if table else ''}".strip())
+    return named
+
+
+def _move(client: APIClient, game: Game) -> tuple[list[str], list[str]]:
+    url = f"/api/v1/games/{game.public_id}"
+    with CaptureQueriesContext(connection) as read:
+        legal = client.get(f"{url}/legal-actions")
+    assert legal.status_code == 200
+    body = {"action": _some_action(legal.json()), "expected_version": legal.json()["version"]}
+    with CaptureQueriesContext(connection) as move:
+        response = client.post(f"{url}/actions", body, format="json")
+    assert response.status_code == 200, response.content
+    return _tables(read.captured_queries), _tables(move.captured_queries)
+
+
+PASSING_MOVE = [
+    "SELECT accounts_apitoken",  # the token and its user
+    "SELECT games_game",  # the game, locked, with its secret (the seed of chance)
+    "SELECT games_seat",  # the seats and players: the caller's seat, whom to email
+    "INSERT games_gameevent",  # the new events, in one statement
+    "UPDATE games_game",  # the game's version, phase and turn
+    "INSERT notifications_notification",  # the "your turn" email to the next player
+    "INSERT notifications_turnclock",  # the next player's reminder clock (an upsert)
+]
+
+
+@pytest.mark.django_db
+def test_a_move_is_at_most_ten_queries_each_needed(
+    started_game: Game,
+    alice: User,
+    bob: User,
+    client_for: Callable[[User | None], APIClient],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    clients = {alice.pk: client_for(alice), bob.pk: client_for(bob)}
+    # Requests commit, and the fold cache remembers a state once it is committed:
+    # the callbacks run here as they would after a real commit. A token's first
+    # request also writes its last-used time, which is not counted.
+    with django_capture_on_commit_callbacks(execute=True):
+        for client in clients.values():
+            client.get(f"/api/v1/games/{started_game.public_id}/legal-actions")
+    seen = []
+    for _ in range(12):
+        started_game.refresh_from_db()
+        seat = started_game.seats.get(index=started_game.to_act_seat)
+        with django_capture_on_commit_callbacks(execute=True):
+            read, move = _move(clients[seat.user_id], started_game)
+        assert read == [
+            "SELECT accounts_apitoken",  # the token and its user (authentication)
+            "SELECT games_game",  # the game
+            "SELECT games_seat",  # its seats and their players: is the caller seated, and where
+        ], "the state is this process's latest fold: no event is read"
+        assert move in (PASSING_MOVE, [q for q in PASSING_MOVE if q != "INSERT notifications_notification"])
+        assert len(read) + len(move) <= 10
+        seen.append(move)
+    assert PASSING_MOVE in seen, "some move passed the turn to the other player"
+
+
+@pytest.mark.django_db
+def test_a_cold_process_reads_the_log_once(
+    started_game: Game, alice: User, client_for: Callable[[User | None], APIClient]
+) -> None:
+    """Without the fold cache (a new process) a read adds one query for the log, not one per event."""
+    client = client_for(alice)
+    client.get("/api/v1/me")
+    snapshots.states.clear()
+    read, _move_queries = _move(client, started_game)
+    assert read.count("SELECT games_gameevent") == 1
+    assert len(read) == 4
+
+
+@pytest.mark.django_db
+def test_seats_and_events_are_never_joined_to_their_game_to_be_sorted(
+    started_game: Game, alice: User, client_for: Callable[[User | None], APIClient]
+) -> None:
+    """Ordering them by the relation "game" instead of "game_id" would join games_game."""
+    client = client_for(alice)
+    snapshots.states.clear()
+    url = f"/api/v1/games/{started_game.public_id}"
+    with CaptureQueriesContext(connection) as queries:
+        legal = client.get(f"{url}/legal-actions").json()
+        client.post(
+            f"{url}/actions", {"action": _some_action(legal), "expected_version": legal["version"]}, format="json"
+        )
+        client.get(f"{url}/events")
+    for query in queries.captured_queries:
+        if re.search(r'FROM "games_(seat|gameevent)"', query["sql"]):
+            assert 'JOIN "games_game"' not in query["sql"], query["sql"]
