@@ -11,14 +11,15 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from games import engine, services, store
-from games.board_svg import board_svg
 from games.errors import GameError
+from games.presentation.board import drawing
 
 from .models import Game, GameEvent, Seat
 
@@ -97,7 +98,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         state = store.state_of(game)
         if state is None:
             return "Not dealt yet."
-        return board_svg(engine.spectator_view(state))
+        return render_to_string("games/_board.svg.html", {"board": drawing(engine.spectator_view(state))})
 
     @admin.display(description="operator actions")
     def operator_links(self, game: Game) -> SafeString | str:
@@ -163,7 +164,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
             **self.admin_site.each_context(request),
             "game": game,
             "n": n,
-            "board": board_svg(view) if view else None,
+            "board": drawing(view) if view else None,
             "view": view.to_json() if view else None,
             "steps": range(1, game.version + 1),
             "title": f"Replay of game {game.public_id}",

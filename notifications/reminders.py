@@ -59,6 +59,7 @@ _DUE_FIELDS = (
     "game__timeout_hours",
     "game__reminder_every_hours",
     "reminders_sent",
+    "timeout_at",
     "user_id",
     "user__email",
     "user__preference__vacation_until",
@@ -121,7 +122,7 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
         away: dict[tuple[datetime, int | None], list[int]] = defaultdict(list)  # (back, timeout_hours) -> games
         nobody: list[int] = []
         reminders: list[Notification] = []
-        for game_id, version, seat, since, timeout_hours, every_hours, sent, user_id, email, back in rows:
+        for game_id, version, seat, since, timeout_hours, every_hours, sent, timeout, user_id, email, back in rows:
             if seat is None or user_id is None:
                 nobody.append(game_id)  # no player to remind (start_turn clears the clock in that case)
             elif back is not None and back > now:
@@ -137,7 +138,12 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
                         user_id=user_id,
                         game_id=game_id,
                         seat=seat,
-                        context={"seq": version, "level": level, "since": since.isoformat() if since else None},
+                        context={
+                            "seq": version,
+                            "level": level,
+                            "since": since.isoformat() if since else None,
+                            "timeout_at": timeout.isoformat() if timeout else None,
+                        },
                     )
                 )
         if nobody:

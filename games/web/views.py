@@ -29,10 +29,10 @@ from accounts.auth_helpers import request_user
 from accounts.models import User
 from games import engine, services, store
 from games.api.problems import status_for
-from games.board_svg import board_svg
 from games.engine import COLOUR_NAMES, GameOptions, PlayerView, Resign, RuleError
 from games.errors import GameError, StaleVersion
 from games.models import Game, Seat
+from games.presentation import board, log, table, vocabulary
 
 from . import present
 from .forms import MoveForm, ResignForm
@@ -130,12 +130,12 @@ def _render_game(
     user = request_user(request)
     seats = list(game.seats.all())  # loaded with the game (store.get)
     my_seat = next((s for s in seats if s.user_id == user.pk), None)
-    names = present.seat_names(seats, user)
+    names = vocabulary.seat_names(seats, user)
     context: dict[str, Any] = {
         "game": game,
         "game_url": _detail_url(game),
-        "status_label": present.STATUS_LABELS.get(game.status, game.status),
-        "rounds": present.rounds_of(game),
+        "status_label": vocabulary.STATUS_LABELS.get(game.status, game.status),
+        "rounds": vocabulary.rounds_of(game),
         "my_seat": my_seat,
         "refusal": refusal,
         "move_form": move_form,
@@ -167,7 +167,7 @@ def _lobby_context(game: Game, seats: list[Seat], my_seat: Seat | None, user: Us
             state = _("invited, not answered yet")
         else:
             state = _("open: anyone with the link can join")
-        name = present.seat_name(seat)
+        name = vocabulary.seat_name(seat)
         if seat.user is None and not seat.bot and seat.invited_email.lower() == email:
             name = _("You (invited)")
         rows.append(
@@ -212,7 +212,7 @@ def _play_context(
         for p in legal.placements:
             highlight.add((p.city, p.lot))
             legal_cities.setdefault(p.card + 1, set()).add(p.city + 1)
-    hand = present.hand_cards(view, {card: sorted(cities) for card, cities in legal_cities.items()})
+    hand = table.hand_cards(view, {card: sorted(cities) for card, cities in legal_cities.items()})
     data = move_form.data if move_form is not None else {}
 
     context: dict[str, Any] = {
@@ -225,29 +225,27 @@ def _play_context(
         "total_version": version,
         "prev_at": (at if history and at is not None else version) - 1,
         "next_at": (at + 1) if history and at is not None else None,
-        "board": board_svg(view, highlight=highlight),
+        "board": board.drawing(view, highlight),
         "highlighted": len(highlight),
-        "players": present.player_rows(view, names),
-        "supplies": present.supply_rows(view, names),
-        "round_scores": present.round_score_rows(view),
-        "tallest": present.tallest(view),
-        "cities": present.city_majorities(view),
-        "phase_label": present.PHASE_LABELS.get(view.phase, view.phase),
+        "players": table.player_rows(view, names),
+        "supplies": table.supply_rows(view, names),
+        "round_scores": table.round_score_rows(view),
+        "tallest": board.tallest(view),
+        "cities": board.city_majorities(view),
+        "phase_label": vocabulary.PHASE_LABELS.get(view.phase, view.phase),
         "to_act_name": names.get(view.to_act, "") if view.to_act is not None else "",
-        "selecting_colour": present.colour_label(view.selecting_colour) if view.selecting_colour is not None else "",
+        "selecting_colour": vocabulary.colour_label(view.selecting_colour) if view.selecting_colour is not None else "",
         "winners": [names.get(p, "") for p in view.winners],
         "my_turn": my_turn,
         "hand": hand,
         "rotated": seat_index is not None and view.sides[seat_index] != 0,
-        "my_side": present.SIDE_LABELS[engine.SIDE_NAMES[view.sides[seat_index]]] if seat_index is not None else "",
+        "my_side": vocabulary.SIDE_LABELS[engine.SIDE_NAMES[view.sides[seat_index]]] if seat_index is not None else "",
         "can_resign": seat_index is not None
         and game.status == Game.Status.ACTIVE
         and not view.resigned[seat_index]
         and view.phase in (engine.SELECTION, engine.PLACEMENT),
         "notation": data.get("notation", ""),
-        "log": present.log_lines(
-            engine.redact_events(recent, seat_index), state.seq - len(recent) + 1, names, seat_index
-        ),
+        "log": log.log_lines(engine.redact_events(recent, seat_index), state.seq - len(recent) + 1, names, seat_index),
     }
     if legal is not None and legal.selection is not None:
         context["select"] = _select_context(legal.selection, data)
@@ -259,7 +257,7 @@ def _play_context(
 def _select_context(choice: Any, data: Any) -> dict[str, Any]:
     return {
         "colour": COLOUR_NAMES[choice.colour],
-        "colour_label": present.colour_label(choice.colour),
+        "colour_label": vocabulary.colour_label(choice.colour),
         "count": choice.count,
         "sizes": [
             {"size": s, "reserve": choice.reserve[s - 1], "value": data.get(f"size_{s}", "0") or "0"}
@@ -268,7 +266,7 @@ def _select_context(choice: Any, data: Any) -> dict[str, Any]:
     }
 
 
-def _place_context(view: PlayerView, hand: list[present.HandCard], data: Any) -> dict[str, Any]:
+def _place_context(view: PlayerView, hand: list[table.HandCard], data: Any) -> dict[str, Any]:
     assert view.seat is not None
     my_colours = view.colours[view.seat]
     chosen_card = str(data.get("card", ""))
@@ -286,7 +284,7 @@ def _place_context(view: PlayerView, hand: list[present.HandCard], data: Any) ->
                 colours.append(
                     {
                         "name": COLOUR_NAMES[c],
-                        "label": present.colour_label(c),
+                        "label": vocabulary.colour_label(c),
                         "pieces": ", ".join(map(str, pieces)),
                         "checked": data.get("colour", "") == COLOUR_NAMES[c],
                     }

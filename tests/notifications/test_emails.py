@@ -20,6 +20,7 @@ from accounts.models import User
 from accounts.services import request_sign_in_link
 from games import engine, services, store
 from games.models import Game
+from games.presentation import board
 from notifications import digests, emails, outbox, reminders
 from notifications.models import UNSUBSCRIBABLE, Kind, Notification, Preference
 from notifications.replies import handle_inbound
@@ -212,7 +213,7 @@ def assert_game_sections(notification: Notification, text: str, markup: str) -> 
         assert "Nothing to do for now: waiting for" in seen
 
     # The board: as text in the text part, as coloured tables in the HTML.
-    assert emails.text_board(view) in text
+    assert board.text_board(board.cities(engine.player_view(state, me))) in text
     assert len(re.findall(r'<td width="34" height="34"', markup)) == 54
     for city in range(6):
         assert f"City {city + 1}" in seen
@@ -603,8 +604,8 @@ def test_a_four_player_game_against_bots(bot_game):
     text, markup = parts(emails.build_message(started))
     assert "Your move: choose 6 pieces of red for this round from your reserve." in text
     assert "    select 1 1 2 3 4 4\n" in text
-    assert "greedy bot (blue): 0" in text
-    assert "random bot (green): 0" in text
+    assert "Bot 2 (greedy bot) (blue): 0" in text
+    assert "Bot 3 (random bot) (green): 0" in text
     assert_game_sections(started, text, markup)
 
     placement_turn_of(bot_game, 0)

@@ -64,7 +64,12 @@ def test_the_sweep_claims_due_games_in_chunks_each_once(alice, bob, monkeypatch)
         reminder = Notification.objects.get(game=game, kind=Kind.REMINDER)
         assert (reminder.seat, reminder.email, reminder.user) == (0, alice.email, alice)
         assert reminder.key == f"{game.pk}:0:{game.version}:{Kind.REMINDER}:1"
-        assert reminder.context == {"seq": game.version, "level": 1, "since": game.turn_since.isoformat()}
+        assert reminder.context == {
+            "seq": game.version,
+            "level": 1,
+            "since": game.turn_since.isoformat(),
+            "timeout_at": (game.turn_since + timedelta(hours=game.timeout_hours)).isoformat(),
+        }
 
 
 @pytest.mark.django_db

@@ -62,6 +62,7 @@ from games.engine import Action, PlacePiece, Resign, SelectPieces
 from games.engine.bots import bot_for
 from games.engine.events import apply_in_place, initial_state
 from games.models import Game, GameEvent, GameSecret
+from games.presentation.table import HandCard, card_cells
 from games.services import lobby
 from notifications import digests, outbox, reminders, replies
 from notifications import emails as notification_emails
@@ -963,19 +964,21 @@ def leak_seed_in_the_summary(monkeypatch: pytest.MonkeyPatch, table: Table) -> N
 
 
 def leak_the_pile_in_the_email_board(monkeypatch: pytest.MonkeyPatch, table: Table) -> None:
-    real = notification_emails.text_board
+    from games.presentation import board
 
-    def text_board(view: dict[str, Any]) -> str:
+    real = board.text_board
+
+    def text_board(cities: list[Any]) -> str:
         state = store.state_of(table.game)
         assert state is not None
         upcoming = ", ".join(str(c + 1) for c in reversed(state.draw_pile))
-        return real(view) + f"\nComing up: {upcoming}"
+        return real(cities) + f"\nComing up: {upcoming}"
 
-    monkeypatch.setattr(notification_emails, "text_board", text_board)
+    monkeypatch.setattr(board, "text_board", text_board)
 
 
 def leak_another_hand_as_page_cards(monkeypatch: pytest.MonkeyPatch, table: Table) -> None:
-    from games.web import present
+    from games.presentation import table as present
 
     real = present.hand_cards
 
@@ -994,7 +997,11 @@ def leak_another_hand_in_the_email_html(monkeypatch: pytest.MonkeyPatch, table: 
     def render_to_string(name: str, context: dict[str, Any]) -> str:
         if name.endswith("-body.html") and context.get("view"):
             other = [c + 1 for c in _other_hand(table.game, context["notification"].seat)]
-            context = {**context, "view": {**context["view"], "hand": other}}
+            cards = [
+                HandCard(index=i, card=card, cells=card_cells(card), lot=card, lot_cells=card_cells(card), cities=[])
+                for i, card in enumerate(other)
+            ]
+            context = {**context, "hand": cards}
         return real(name, context)
 
     monkeypatch.setattr(notification_emails, "render_to_string", render_to_string)
