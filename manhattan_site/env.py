@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 
@@ -27,14 +26,13 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value else default
 
 
-def dev_secret_key(var_dir: Path) -> str:
-    """A development key generated once into ``var/`` so sessions survive restarts.
+DEVELOPMENT_KEY = "django-insecure-development-only-set-SECRET_KEY-in-production"
 
-    Never used in production, which refuses to start without SECRET_KEY.
-    """
+
+def dev_secret_key(var_dir: Path) -> str:
+    """The development key: the one ``prepare_local_folders`` wrote into
+    ``var/`` (so that sessions and links survive restarts), or a fixed,
+    clearly insecure one before that. Production refuses to start without
+    ``SECRET_KEY``."""
     path = var_dir / "secret_key"
-    if not path.exists():
-        var_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
-    return path.read_text().strip()
+    return path.read_text().strip() if path.is_file() else DEVELOPMENT_KEY

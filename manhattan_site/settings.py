@@ -98,7 +98,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # racing for one game queue up instead of failing with "database is locked".
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -132,8 +131,7 @@ else:
 # --- Celery (see manhattan_site/celery.py) -----------------------------------
 CELERY_BROKER_URL = REDIS_URL or "filesystem://"
 if not REDIS_URL:
-    _queue = VAR_DIR / "celery-queue"
-    _queue.mkdir(parents=True, exist_ok=True)
+    _queue = VAR_DIR / "celery-queue"  # made by the commands (manhattan_site/local_folders.py)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue),
         "data_folder_out": str(_queue),

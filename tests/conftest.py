@@ -14,6 +14,14 @@ from games import services
 from games.models import Game
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The SQLite test database lives under ``var/``, which the commands make
+    (nothing is made when settings are imported)."""
+    from manhattan_site.local_folders import prepare_local_folders
+
+    prepare_local_folders()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``postgres`` need what only a PostgreSQL server does (row locks
     held by one connection while another works): on another database they are

@@ -60,3 +60,19 @@ def test_production_refuses_to_start_without_a_secret_key():
 def test_openapi_schema_validates_without_warnings():
     result = _manage("spectacular", "--validate", "--fail-on-warn", "--file", os.devnull)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_importing_the_settings_creates_nothing_on_disk(tmp_path):
+    """The folders and the development key are made by the commands, not on import."""
+    var = tmp_path / "var"
+    code = "import django; django.setup(); from django.conf import settings; print(settings.SECRET_KEY[:15])"
+    env = {**os.environ, "VAR_DIR": str(var), "DJANGO_SETTINGS_MODULE": "manhattan_site.settings", "DJANGO_ENV": ""}
+    env.pop("SECRET_KEY", None)
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert not var.exists()
+    assert done.stdout.strip() == "django-insecure"
+    subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, check=True)
+    assert (var / "secret_key").is_file()
+    assert (var / "celery-queue").is_dir()
+    assert (var / "outbox").is_dir()
