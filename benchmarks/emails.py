@@ -56,7 +56,7 @@ from benchmarks.harness import (
     wait_until,
 )
 
-REDIS_URL = "redis://127.0.0.1:6379/14"  # this benchmark's own database on the shared Redis
+REDIS_URL = "redis://127.0.0.1:6379/14"  # this benchmark's own database on the shared Redis (flushed)
 TIMEOUT_S = 300.0
 
 
@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a smoke run")
     parser.add_argument("--json", action="store_true", help="the results as JSON on stdout")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE + "_emails", help="scratch (dropped)")
+    parser.add_argument("--redis-url", default=REDIS_URL, help="the broker, a Redis database of its own (flushed)")
     args = parser.parse_args(argv)
     args.games = args.games or (1 if args.quick else 4)
     args.tasks = args.tasks or (200 if args.quick else 1000)
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     import redis
     from aiosmtpd.controller import Controller
 
-    redis.Redis.from_url(REDIS_URL).flushdb()  # tasks left by an earlier run would be delivered now
+    redis.Redis.from_url(args.redis_url).flushdb()  # tasks left by an earlier run would be delivered now
     recreate_database(args.database_url)
     inbox = Inbox()
     with socket.socket() as probe:  # a free port: aiosmtpd checks that it is up by connecting to it
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="bench-emails-") as var_dir:
             env = site_env(
-                args.database_url, var_dir, REDIS_URL=REDIS_URL, EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(port)
+                args.database_url, var_dir, REDIS_URL=args.redis_url, EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(port)
             )
             setup_django(env)  # migrates, before the worker starts
             log_path = Path(var_dir) / "worker.log"
