@@ -120,8 +120,9 @@ def measure(args: argparse.Namespace, log_path: Path, pid: int, inbox: Inbox) ->
     players = new_players(4)
     games = [new_game(api, players) for _ in range(args.games)]
 
-    def noops_done() -> int:
-        return sum("celery.accumulate[" in line and " succeeded " in line for line in log_path.open())
+    def noops_done() -> int:  # the worker logs each task it ran (at INFO)
+        with log_path.open() as worker_log:
+            return sum("celery.accumulate[" in line and " succeeded " in line for line in worker_log)
 
     for _ in range(20):
         app.send_task("celery.accumulate", args=(1,))
