@@ -1,18 +1,55 @@
 """Smoke test: the benchmark scripts run and report their figures.
 
 Only that they run and produce positive numbers; how fast the engine is
-(the targets) is for the benchmarks themselves, never a unit test.
+(the targets) is for the benchmarks themselves, never a unit test. The
+move-cost and email benchmarks need PostgreSQL on 127.0.0.1 (each on a scratch
+database of its own, whatever the suite's database), and are skipped without it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+POSTGRES = "postgres://postgres@127.0.0.1:5432"
+
+
+def postgres_reachable() -> bool:
+    import psycopg
+
+    try:
+        psycopg.connect(f"{POSTGRES}/postgres", connect_timeout=3).close()
+    except psycopg.OperationalError:
+        return False
+    return True
+
+
+needs_postgres = pytest.mark.skipif(not postgres_reachable(), reason="no PostgreSQL on 127.0.0.1:5432")
+
+
+def run_benchmark(module: str, *args: str, timeout: int = 300) -> dict[str, Any]:
+    """``python -m benchmarks.<module> --quick --json`` on a scratch database of this test run's own."""
+    database = f"{POSTGRES}/bench_helper_smoke_{module}_{os.getpid()}"
+    done = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{module}", "--quick", "--json", "--database-url", database, *args],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads(done.stdout))
 
 
 def test_engine_benchmark_quick_json() -> None:
@@ -33,3 +70,44 @@ def test_engine_benchmark_quick_json() -> None:
     for name, fig in figures.items():
         assert isinstance(fig["value"], float), name
         assert fig["value"] > 0, name
+
+
+@needs_postgres
+def test_move_cost_quick_json() -> None:
+    results = run_benchmark("move_cost")
+
+    assert results["moves"] > 50
+    assert all(value > 0 for value in results["cpu_us"].values()), results["cpu_us"]
+    assert results["move_vs_me"] > 1
+    assert results["queries"]["me"]["median"] >= 1
+    assert results["queries_per_move"]["median"] >= 2
+    assert results["last_vs_first"] > 0
+
+
+@needs_postgres
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server to start")
+def test_emails_quick_json() -> None:
+    from tests.reliability.faultkit import PrivateRedis
+
+    with PrivateRedis() as redis:  # its own broker: the shared Redis's db 14 is flushed by a full run
+        results = run_benchmark("emails", "--tasks", "50", "--redis-url", redis.url)
+
+    assert results["problems"] == []
+    assert results["emails"] > 50
+    assert results["worker_cpu_per_email_us"] > 0
+    assert results["email_vs_noop_task"] > 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("locust") is None, reason="locust is in the bench extra")
+def test_locustfile_loads() -> None:
+    # In a subprocess: importing locust monkey-patches the standard library with gevent.
+    done = subprocess.run(
+        [sys.executable, "-m", "locust", "-f", str(ROOT / "benchmarks" / "locustfile.py"), "--list"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Table" in done.stdout

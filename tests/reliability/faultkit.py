@@ -1,8 +1,7 @@
-"""Tools to break things on purpose, for tests/reliability/test_faults.py and
-benchmarks/faults.py: a private Redis that can be stopped and restarted, an
-SMTP server (aiosmtpd) that is slow or refuses, a real Celery worker process
-that can be killed with SIGKILL, and a way to point this process's Celery
-app at a broker.
+"""Tools to break things on purpose, for tests/reliability/test_faults.py: a
+private Redis that can be stopped and restarted, an SMTP server (aiosmtpd)
+that is slow or refuses, a real Celery worker process that can be killed
+with SIGKILL, and a way to point this process's Celery app at a broker.
 
 Everything listens on 127.0.0.1 only; every process started here is started
 in its own session and stopped (its whole process group) on the way out.
@@ -100,16 +99,6 @@ class PrivateRedis:
                 return sock.recv(16).startswith(b"+PONG")
         except OSError:
             return False
-
-    def queue_length(self, queue: str = "celery") -> int:
-        """How many task messages wait in ``queue``."""
-        import redis
-
-        client = redis.Redis.from_url(self.url, socket_timeout=5)
-        try:
-            return int(client.llen(queue))
-        finally:
-            client.close()
 
     def queued_notifications(self, queue: str = "celery") -> list[int]:
         """The notification ids named by the delivery tasks waiting in ``queue``
@@ -247,10 +236,8 @@ class Worker:
         pool: str = "solo",
         concurrency: int = 1,
         name: str = "",
-        launcher: list[str] | None = None,
     ) -> None:
         self.env = env
-        self.launcher = launcher or [sys.executable, "-m", "celery"]
         self.pool = pool
         self.concurrency = concurrency
         self.name = name or f"rel-{os.getpid()}-{time.monotonic_ns()}"
@@ -260,7 +247,7 @@ class Worker:
 
     def start(self) -> Worker:
         command = [
-            *self.launcher, "-A", "manhattan_site", "worker",
+            sys.executable, "-m", "celery", "-A", "manhattan_site", "worker",
             "--pool", self.pool, "--concurrency", str(self.concurrency), "--loglevel", "INFO",
             "--without-mingle", "--without-gossip", "--without-heartbeat", "-n", f"{self.name}@%h",
         ]  # fmt: skip
@@ -338,53 +325,6 @@ def broker_at(url: str) -> Iterator[None]:
         app.conf.broker_url = before
 
 
-# --- for the long runs (benchmarks/*.py) -----------------------------------
-
-
-CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def process_cpu(pid: int) -> tuple[str, int, float] | None:
-    """(command name, parent pid, CPU seconds so far) of a process, from
-    /proc, or None if it is gone (or this is not Linux)."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    comm = raw[raw.index("(") + 1 : raw.rindex(")")]  # may hold spaces and parentheses
-    fields = raw[raw.rindex(")") + 2 :].split()
-    return comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def processes() -> dict[int, tuple[str, int, float]]:
-    """``process_cpu`` of every process visible in /proc."""
-    found = {}
-    with contextlib.suppress(OSError):
-        for entry in os.listdir("/proc"):
-            if entry.isdigit() and (stat := process_cpu(int(entry))) is not None:
-                found[int(entry)] = stat
-    return found
-
-
-def busy_cores(seconds: float) -> float:
-    """Cores the whole machine kept busy over ``seconds`` (from /proc/stat): how
-    much a benchmark's neighbours would skew it, measured while it idles."""
-
-    def ticks() -> tuple[float, float]:
-        fields = [float(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-        return sum(fields) - fields[3] - fields[4], sum(fields)  # all but idle and iowait
-
-    try:
-        busy_before, total_before = ticks()
-        time.sleep(seconds)
-        busy_after, total_after = ticks()
-    except OSError:
-        return float("nan")
-    if total_after <= total_before:
-        return float("nan")
-    return round((busy_after - busy_before) / (total_after - total_before) * (os.cpu_count() or 1), 2)
-
-
 def legal_move(game_pk: int, rng: Any = None) -> tuple[int, int, dict[str, Any]] | None:
     """(seat to act, version, a legal action as JSON) from the stored log, or None once the
     game is over: a random one with a ``random.Random``, else the first the engine lists."""
@@ -409,140 +349,3 @@ def legal_move(game_pk: int, rng: Any = None) -> tuple[int, int, dict[str, Any]]
         action = {"type": "place", "card": entry["card"], "city": option["city"], "size": option["size"]}
         action["colour"] = option["colour"]
     return state.to_act, game.version, action
-
-
-def _scratch_database(url: str, marker: str) -> tuple[str, str]:
-    """The admin URL and the name of the database of ``url``, which is about to be
-    dropped: refused unless its name contains ``marker`` (each script has its own)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    if marker not in name:
-        raise SystemExit(f"refusing to drop database {name!r}: its name must contain {marker!r}")
-    return urlunsplit(parts._replace(path="/postgres")), name
-
-
-def recreate_database(url: str, *, marker: str = "rel_") -> None:
-    """Drop and create the PostgreSQL database of ``url`` (a benchmark's scratch database)."""
-    import psycopg
-
-    admin, name = _scratch_database(url, marker)
-    with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def drop_database(url: str, *, marker: str = "rel_") -> None:
-    import psycopg
-
-    admin, name = _scratch_database(url, marker)
-    with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def migrate(env: dict[str, str]) -> None:
-    """``manage.py migrate`` in a subprocess, against the database ``env`` names."""
-    subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=600,
-    )
-
-
-class Http:
-    """One keep-alive HTTP/1.1 connection to 127.0.0.1 (a client of the race); reconnects after an error."""
-
-    def __init__(self, port: int, timeout: float = 60.0) -> None:
-        self.port = port
-        self.timeout = timeout
-        self.conn: Any = None
-
-    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
-        import http.client
-        import json
-
-        payload = None if body is None else json.dumps(body).encode()
-        all_headers = {"Content-Type": "application/json", **(headers or {})}
-        for attempt in (1, 2):
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-            try:
-                self.conn.request(method, path, body=payload, headers=all_headers)
-                response = self.conn.getresponse()
-                content = response.read()
-                return response.status, dict(response.getheaders()), content
-            except (http.client.HTTPException, OSError):
-                self.conn.close()
-                self.conn = None
-                if attempt == 2 or method != "GET":
-                    raise
-        raise AssertionError("unreachable")
-
-    def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
-
-
-class Gunicorn:
-    """``gunicorn manhattan_site.wsgi`` on a free port of 127.0.0.1 (its own session)."""
-
-    def __init__(self, env: dict[str, str], *, workers: int = 2, threads: int = 1, timeout: int = 60) -> None:
-        self.env = env
-        self.workers = workers
-        self.threads = threads
-        self.timeout = timeout
-        self.port = free_port()
-        self.log_dir = Path(tempfile.mkdtemp(prefix="rel-gunicorn-"))
-        self.log_path = self.log_dir / "gunicorn.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self, ready_timeout: float = 60.0) -> Gunicorn:
-        command = [
-            sys.executable, "-m", "gunicorn", "manhattan_site.wsgi", "-w", str(self.workers),
-            "--threads", str(self.threads), "-b", f"127.0.0.1:{self.port}", "--timeout", str(self.timeout),
-            "--log-level", "warning",
-        ]  # fmt: skip
-        if self.threads > 1:
-            command += ["-k", "gthread"]
-        with open(self.log_path, "ab") as log_file:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, env=self.env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        client = Http(self.port, timeout=5)
-
-        def answers() -> bool:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {self.process.returncode}:\n{self.log()[-3000:]}")
-            try:
-                status, _, _ = client.request("GET", "/api/v1/me")
-            except OSError:
-                return False
-            return status in (401, 403)
-
-        try:
-            if not wait_until(answers, ready_timeout, step=0.2):
-                raise RuntimeError(f"gunicorn did not answer within {ready_timeout} s:\n{self.log()[-3000:]}")
-        finally:
-            client.close()
-        return self
-
-    def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-
-    def stop(self) -> None:
-        stop_process(self.process, grace=20.0)
-
-    def __enter__(self) -> Gunicorn:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-        shutil.rmtree(self.log_dir, ignore_errors=True)

@@ -6,8 +6,7 @@ Each test counts what matters: actions accepted, events stored, emails sent
 nothing duplicated (except the documented at-least-once window of a worker
 killed between the SMTP server's acceptance and the database commit, whose
 duplicates carry the same Message-ID). Each runs in well under 30 s, on
-SQLite and on PostgreSQL; the longer versions are ``benchmarks/faults.py``
-(docs/reliability.md).
+SQLite and on PostgreSQL (docs/reliability.md).
 """
 
 from __future__ import annotations

@@ -1,22 +1,26 @@
-"""The API under schemathesis, briefly: every operation of the OpenAPI schema,
-positive and negative data, as a seated player and as a stranger.
+"""The API under schemathesis: every operation of the OpenAPI schema, positive
+and negative data, as a seated player and as a stranger.
 
-The harness is benchmarks/fuzz_api.py (its docstring lists the checks and the
-known schema gaps); this runs it in-process through Django's WSGI application
-on the test database, a few derandomized cases per operation, identity and
-mode, so the suite stays fast and every run draws the same cases. The long run
-(thousands of cases) is ``benchmarks/fuzz_api.py`` itself; see docs/reliability.md.
+The harness is tests/reliability/fuzz.py (its docstring lists the checks); this
+runs it in-process through Django's WSGI application on the test database. In
+the suite, a few derandomized cases per operation, identity and mode, so it stays
+fast and every run draws the same cases. The long run is this test with more:
+``FUZZ_EXAMPLES=60`` draws 60 cases per operation, identity and mode (three times
+as many for actions), and ``FUZZ_SEED`` draws other cases than the derandomized
+ones; see docs/reliability.md.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from django.core.cache import cache
 from django.core.handlers.wsgi import WSGIHandler
 
-from benchmarks.fuzz_api import (
+from .fuzz import (
+    ACTIONS,
     ALL_CHECKS,
     PLAYER,
     STRANGER,
@@ -32,8 +36,9 @@ from benchmarks.fuzz_api import (
 pytestmark = pytest.mark.django_db
 
 # 14 operations x 2 modes x 2, and more for actions: about 80 cases per identity.
-EXAMPLES = 2
-MORE_EXAMPLES = {"POST /api/v1/games/{game_id}/actions": 12}
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "2"))
+MORE_EXAMPLES = {ACTIONS: 12 if "FUZZ_EXAMPLES" not in os.environ else 3 * EXAMPLES}
+SEED = int(os.environ["FUZZ_SEED"]) if os.environ.get("FUZZ_SEED") else None
 
 
 @pytest.fixture
@@ -57,7 +62,7 @@ def assert_clean(tally: Tally, identity: str) -> None:
 
 
 def test_every_operation_as_a_seated_player(fuzzer):
-    tally = fuzzer.run(identities=(PLAYER,), examples=EXAMPLES, more_examples=MORE_EXAMPLES, derandomize=True)
+    tally = fuzzer.run(identities=(PLAYER,), examples=EXAMPLES, more_examples=MORE_EXAMPLES, seed=SEED)
 
     assert_clean(tally, PLAYER)
     assert tally.cases >= 60
@@ -69,7 +74,7 @@ def test_every_operation_as_a_seated_player(fuzzer):
 
 
 def test_every_operation_as_a_stranger(fuzzer):
-    tally = fuzzer.run(identities=(STRANGER,), examples=EXAMPLES, more_examples=MORE_EXAMPLES, derandomize=True)
+    tally = fuzzer.run(identities=(STRANGER,), examples=EXAMPLES, more_examples=MORE_EXAMPLES, seed=SEED)
 
     assert_clean(tally, STRANGER)
     assert tally.cases >= 60

@@ -9,8 +9,8 @@ duplicate and folds to the game's version. Idempotency-Key retries racing
 each other add one event at most.
 
 The suite runs these on SQLite (a file test database, IMMEDIATE transactions)
-and on PostgreSQL (``DATABASE_URL=postgres://…``; the game row lock). The long
-version, 1,000 rounds over HTTP, is ``benchmarks/races.py`` (docs/reliability.md).
+and on PostgreSQL (``DATABASE_URL=postgres://…``; the game row lock); see
+docs/reliability.md.
 """
 
 from __future__ import annotations

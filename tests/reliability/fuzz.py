@@ -1,10 +1,7 @@
-"""Fuzz the HTTP API with schemathesis, from its own OpenAPI schema (/api/v1/schema/).
-
-Every operation of the schema is fuzzed twice: with the API token of a seated
-player of an active game, and with the token of a stranger who plays in no
-game. For each operation, identity and generation mode (positive: data the
-schema allows; negative: data it forbids) Hypothesis draws ``--examples`` cases
-(``--action-examples``, three times as many by default, for ``POST …/actions``).
+"""The API fuzzer behind tests/reliability/test_fuzz_api.py: schemathesis draws requests
+from the API's own OpenAPI schema (/api/v1/schema/) and sends them in-process through
+Django's WSGI application, with the API token of a seated player of an active game or of
+a stranger who plays in no game.
 
 Path parameters are not left to chance alone. Each case first draws a *plan*:
 ``game_id`` names a real game (active; lobby with an open seat; lobby with every
@@ -22,9 +19,7 @@ Every response goes through these checks:
 
 * ``not_a_server_error`` (schemathesis): no 5xx.
 * ``status_code_conformance`` (schemathesis): the status is documented for the operation.
-* ``content_type_conformance`` (schemathesis): a documented body has its media
-  type. The schema gives problem responses no content, so this checks the 2xx
-  bodies only; ``problem_json`` covers the errors.
+* ``content_type_conformance`` (schemathesis): a documented body has its media type.
 * ``response_schema_conformance`` and ``response_headers_conformance`` (schemathesis).
 * ``negative_data_rejection`` (schemathesis): data that breaks the schema is refused with a 4xx.
 * ``positive_data_acceptance`` (schemathesis): data the schema allows is not
@@ -36,58 +31,27 @@ Every response goes through these checks:
 * ``refusal_changed_game`` (ours): a refused request (4xx), and any GET, left
   the game it named as it was: same version, events, status and seats.
 
-The schema is known to be looser than the API in places (``KNOWN_GAPS``, each
-explained there): a failure that matches a known gap exactly (check, operation,
-status and problem code) is counted apart as a known gap, so that anything new
-fails. At the end every game's log is checked: as many events as its version,
-and folding them gives that version.
-
-Runs in-process through Django's WSGI application (the default; the traceback
-of any exception is kept) or against a gunicorn server (``--server gunicorn``;
-tracebacks are read from its log), on a fresh PostgreSQL database (``fuzz_api``
-on 127.0.0.1 by default; the name must start with ``fuzz_`` because it is
-dropped) with VAR_DIR in a temporary directory (so queued tasks and files stay
-out of the repository's var/). API throttles are raised for the run
-(THROTTLE_USER, THROTTLE_GAME_CREATE, THROTTLE_TOKEN_CREATE = 1000000/minute,
-unless set), or most of the run would be answered 429.
-
-    PYTHONPATH=. .venv/bin/python benchmarks/fuzz_api.py                  # 3,840 cases, in-process
-    PYTHONPATH=. .venv/bin/python benchmarks/fuzz_api.py --server gunicorn
-    PYTHONPATH=. .venv/bin/python benchmarks/fuzz_api.py --examples 10 --json
-
-The exit status is 1 if a check failed outside the known gaps, 0 otherwise.
-tests/reliability/test_fuzz_api.py runs the same harness briefly in the test suite.
+At the end every game's log is checked: as many events as its version, and
+folding them gives that version. The long run is the same test with more examples
+(``FUZZ_EXAMPLES``, docs/reliability.md).
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import tempfile
 import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 if TYPE_CHECKING:
     from accounts.models import User
     from games.models import Game
 
-DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/fuzz_api"
-DATABASE_MARKER = "fuzz_"  # the database is dropped: its name must contain this
 SCHEMA_PATH = "/api/v1/schema/"
 PLAYER, STRANGER = "player", "stranger"
 IDENTITIES = (PLAYER, STRANGER)
@@ -96,11 +60,6 @@ ACTIONS = "POST /api/v1/games/{game_id}/actions"
 GAME_KINDS = ("active", "lobby", "ready", "finished")
 GAME_CHOICES = ("active", "active", "active", "lobby", "ready", "finished", FUZZED)  # the active game thrice as often
 EXAMPLES_KEPT = 3
-RAISED_THROTTLES = {
-    "THROTTLE_USER": "1000000/minute",
-    "THROTTLE_GAME_CREATE": "1000000/minute",
-    "THROTTLE_TOKEN_CREATE": "1000000/minute",
-}
 
 SCHEMATHESIS_CHECKS = (
     "not_a_server_error",
@@ -121,31 +80,6 @@ SCHEMATHESIS_CONFIG: dict[str, Any] = {
         },
     },
 }
-
-# Where the schema is looser than the API: (check, operation, status, problem
-# code) -> why. The API's answer is right in each; the schema should say so
-# (docs/reliability.md lists the schema changes). Matching failures are
-# counted as known gaps, not failures.
-KNOWN_GAPS: dict[tuple[str, str, int, str], str] = {}
-# For the gaps of code "invalid": the only fields whose errors the gap explains.
-GAP_FIELDS: dict[tuple[str, str, int, str], set[str]] = {}
-
-
-def is_known_gap(key: tuple[str, str, int, str], response: Any) -> bool:
-    if key not in KNOWN_GAPS:
-        return False
-    fields = GAP_FIELDS.get(key)
-    if fields is None:
-        return True
-    try:
-        errors = json.loads(response.content).get("errors")
-    except (ValueError, AttributeError):
-        return False
-    return isinstance(errors, dict) and set(errors) <= fields
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _respond(result: Any) -> tuple[int, dict[str, Any]]:
@@ -326,46 +260,17 @@ class Plan:
 @dataclass
 class Tally:
     cases: int = 0
-    by_operation: Counter[str] = field(default_factory=Counter)
     statuses: Counter[str] = field(default_factory=Counter)
     failures: Counter[str] = field(default_factory=Counter)
     signatures: Counter[str] = field(default_factory=Counter)
     """Failures by check, operation, status and problem code."""
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    known_gaps: Counter[str] = field(default_factory=Counter)
-    gap_examples: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """The first case behind each known gap, to see that it is what KNOWN_GAPS says."""
     server_errors: list[dict[str, Any]] = field(default_factory=list)
     actions_played: int = 0
     games_replaced: int = 0
     generation_errors: list[str] = field(default_factory=list)
     invariant_errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
-
-    @property
-    def failed(self) -> bool:
-        return bool(
-            sum(self.failures.values()) or self.server_errors or self.invariant_errors or self.generation_errors
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "cases": self.cases,
-            "seconds": round(self.seconds, 1),
-            "actions_played": self.actions_played,
-            "games_replaced": self.games_replaced,
-            "server_errors": len(self.server_errors),
-            "failures_by_check": {name: self.failures.get(name, 0) for name in ALL_CHECKS},
-            "failures": dict(sorted(self.signatures.items())),
-            "known_gaps": dict(sorted(self.known_gaps.items())),
-            "gap_examples": self.gap_examples,
-            "statuses": dict(sorted(self.statuses.items())),
-            "by_operation": dict(sorted(self.by_operation.items())),
-            "examples": self.examples,
-            "server_error_details": self.server_errors,
-            "generation_errors": self.generation_errors,
-            "invariant_errors": self.invariant_errors,
-        }
 
 
 def _excerpt(value: Any, limit: int = 400) -> str:
@@ -420,20 +325,14 @@ class Fuzzer:
         schema: Any,
         world: World,
         *,
-        app: Any = None,
-        base_url: str | None = None,
-        server_log: Callable[[], str] | None = None,
-        seed: int = 0,
+        app: Any,
     ) -> None:
         import schemathesis.checks
 
         self.schema = schema
         self.world = world
         self.app = app
-        self.base_url = base_url
-        self.server_log = server_log
         self.tally = Tally()
-        self.seed = seed
         schemathesis.checks.load_all_checks()
         self.checks = {name: getattr(schemathesis.checks, name) for name in SCHEMATHESIS_CHECKS}
         self.exception: str | None = None
@@ -523,8 +422,7 @@ class Fuzzer:
         modes: tuple[str, ...] = ("positive", "negative"),
         examples: int = 25,
         more_examples: dict[str, int] | None = None,
-        derandomize: bool = False,
-        progress: bool = False,
+        seed: int | None = None,
     ) -> Tally:
         """Fuzz every operation as each identity in each mode; ``more_examples``
         gives some operations (by label) another number of examples."""
@@ -532,29 +430,26 @@ class Fuzzer:
         for identity in identities:
             for operation in self.operations():
                 for mode_name in modes:
-                    before = self.tally.cases
                     count = (more_examples or {}).get(operation.label, examples)
                     try:
-                        self._fuzz(operation, identity, mode_name, examples=count, derandomize=derandomize)
+                        self._fuzz(operation, identity, mode_name, examples=count, seed=seed)
                     except Exception as error:
                         self.tally.generation_errors.append(
                             f"{identity} {operation.label} {mode_name}: {type(error).__name__}: {_excerpt(error, 300)}"
                         )
-                    if progress:
-                        log(f"  {identity:8} {mode_name:8} {operation.label}: {self.tally.cases - before} cases")
         self.check_logs()
         self.tally.games_replaced = self.world.replaced
         self.tally.seconds = time.perf_counter() - started
         return self.tally
 
-    def _fuzz(self, operation: Any, identity: str, mode_name: str, *, examples: int, derandomize: bool) -> None:
+    def _fuzz(self, operation: Any, identity: str, mode_name: str, *, examples: int, seed: int | None) -> None:
         from hypothesis import HealthCheck, Phase, Verbosity, given, settings
         from hypothesis import seed as hypothesis_seed
         from schemathesis import GenerationMode
 
         @settings(
             max_examples=examples,
-            derandomize=derandomize,
+            derandomize=seed is None,
             database=None,
             deadline=None,
             phases=[Phase.explicit, Phase.generate],
@@ -567,16 +462,14 @@ class Fuzzer:
             plan, case = drawn
             self.execute(identity, mode_name, plan, case)
 
-        if not derandomize:
-            fuzz = hypothesis_seed(self.seed)(fuzz)
+        if seed is not None:
+            fuzz = hypothesis_seed(seed)(fuzz)
         fuzz()
 
     def _send(self, identity: str, case: Any) -> tuple[Any, dict[str, Any]]:
         headers = {"Authorization": f"Bearer {self.world.tokens[identity]}"}
         self.exception = None
-        if self.app is not None:
-            return case.call(headers=headers, app=self.app), {"app": self.app}
-        return case.call(base_url=self.base_url, headers=headers, timeout=30), {"base_url": self.base_url}
+        return case.call(headers=headers, app=self.app), {"app": self.app}
 
     def execute(self, identity: str, mode: str, plan: Plan, case: Any) -> None:
         label = case.operation.label
@@ -585,13 +478,12 @@ class Fuzzer:
         before = _game_snapshot(game.pk) if game is not None else None
         response, transport_kwargs = self._send(identity, case)
         self.tally.cases += 1
-        self.tally.by_operation[f"{identity} {mode} {label}"] += 1
         context = {"identity": identity, "mode": mode, "plan": plan.describe(), "operation": label}
         code = _problem_code(response)
         self.tally.statuses[f"{label} -> {response.status_code} {code}".rstrip()] += 1
 
         if response.status_code >= 500:
-            trace = self.exception or (self.server_log() if self.server_log else "")
+            trace = self.exception or ""
             self.tally.server_errors.append({**context, **self._describe(response), "traceback": trace[-4000:]})
         for name, check in self.checks.items():
             message = self._run_check(case, response, check, transport_kwargs)
@@ -637,10 +529,6 @@ class Fuzzer:
 
     def _fail(self, name: str, label: str, code: str, context: dict[str, Any], response: Any, message: str) -> None:
         signature = f"{name}: {label} -> {response.status_code} {code}".rstrip()
-        if is_known_gap((name, label, response.status_code, code), response):
-            self.tally.known_gaps[signature] += 1
-            self.tally.gap_examples.setdefault(signature, {**context, **self._describe(response)})
-            return
         self.tally.failures[name] += 1
         self.tally.signatures[signature] += 1
         kept = self.tally.examples.setdefault(signature, [])
@@ -687,11 +575,11 @@ def capture_exceptions(fuzzer: Callable[[], Fuzzer | None]) -> Iterator[None]:
         if current is not None:
             current.exception = traceback.format_exc()
 
-    got_request_exception.connect(keep, dispatch_uid="fuzz_api.capture")
+    got_request_exception.connect(keep, dispatch_uid="fuzz.capture")
     try:
         yield
     finally:
-        got_request_exception.disconnect(dispatch_uid="fuzz_api.capture")
+        got_request_exception.disconnect(dispatch_uid="fuzz.capture")
 
 
 @contextlib.contextmanager
@@ -717,49 +605,6 @@ def wsgi_schema(app: Any) -> Any:
     return schemathesis.openapi.from_wsgi(SCHEMA_PATH, app, config=config)
 
 
-def url_schema(base_url: str) -> Any:
-    import schemathesis
-
-    config = schemathesis.Config.from_dict(SCHEMATHESIS_CONFIG)
-    return schemathesis.openapi.from_url(base_url + SCHEMA_PATH, config=config)
-
-
-# --- the command line ----------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def gunicorn(env: dict[str, str], workers: int, log_file: Path) -> Iterator[str]:
-    import requests
-
-    from tests.reliability.faultkit import free_port
-
-    port = free_port()
-    command = [sys.executable, "-m", "gunicorn", "manhattan_site.wsgi", "-b", f"127.0.0.1:{port}"]
-    command += ["-w", str(workers), "--timeout", "60"]
-    with log_file.open("w") as sink:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(base + SCHEMA_PATH, timeout=10).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"gunicorn did not start:\n{log_file.read_text()[-2000:]}")
-            time.sleep(0.2)
-        yield base
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def report(tally: Tally, title: str) -> str:
     """The figures, the failures with their first examples, and the server errors with tracebacks."""
     lines = [
@@ -767,18 +612,12 @@ def report(tally: Tally, title: str) -> str:
         f"  cases run: {tally.cases} in {tally.seconds:.1f} s ({tally.cases / max(tally.seconds, 1e-9):.0f}/s)",
         f"  actions accepted: {tally.actions_played}; games replaced: {tally.games_replaced}",
         f"  server errors (5xx): {len(tally.server_errors)}",
-        "  failures by check (known gaps apart):",
+        "  failures by check:",
         *(f"    {name:30} {tally.failures.get(name, 0)}" for name in ALL_CHECKS),
     ]
     if tally.signatures:
         lines.append("  failures:")
         lines += [f"    {count:6}  {key}" for key, count in sorted(tally.signatures.items())]
-    lines.append("  known schema gaps (and the answer to the first case of each):")
-    for key, count in sorted(tally.known_gaps.items()):
-        lines.append(f"    {count:6}  {key}")
-        example = tally.gap_examples.get(key)
-        if example:
-            lines.append(f"            e.g. {example['request_body'][:120]!r} -> {example['response_body'][:200]}")
     lines.append("  statuses:")
     lines += [f"    {count:6}  {key}" for key, count in sorted(tally.statuses.items())]
     for signature, examples in tally.examples.items():
@@ -790,83 +629,3 @@ def report(tally: Tally, title: str) -> str:
     lines += [f"  generation error: {line}" for line in tally.generation_errors]
     lines += [f"  broken log: {line}" for line in tally.invariant_errors]
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--server", choices=["wsgi", "gunicorn"], default="wsgi", help="in-process WSGI or gunicorn")
-    parser.add_argument(
-        "--database-url", default=DEFAULT_DATABASE_URL, help="a PostgreSQL database whose name contains fuzz_ (dropped)"
-    )
-    parser.add_argument("--examples", type=int, default=60, help="cases per operation, identity and mode")
-    parser.add_argument(
-        "--action-examples", type=int, help="cases for POST …/actions per identity and mode (3 × --examples)"
-    )
-    parser.add_argument("--seed", type=int, default=1, help="Hypothesis seed")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
-    parser.add_argument("--identity", choices=[*IDENTITIES, "both"], default="both")
-    parser.add_argument("--keep-database", action="store_true", help="do not drop the database at the end")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    args = parser.parse_args(argv)
-
-    from tests.reliability.faultkit import drop_database, recreate_database
-
-    recreate_database(args.database_url, marker=DATABASE_MARKER)
-    var_dir = tempfile.TemporaryDirectory(prefix="fuzz-api-var-")
-    env = dict(os.environ, DATABASE_URL=args.database_url, DJANGO_SETTINGS_MODULE="manhattan_site.settings")
-    env.update(VAR_DIR=var_dir.name, DJANGO_ENV="development", DEBUG="false", LOG_LEVEL="WARNING")
-    env.pop("REDIS_URL", None)  # no worker: tasks are queued in VAR_DIR and thrown away with it
-    for name, value in RAISED_THROTTLES.items():
-        env.setdefault(name, value)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    os.environ.update(env)
-    try:
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
-        call_command("migrate", verbosity=0)
-        world = build_world()
-        identities = IDENTITIES if args.identity == "both" else (args.identity,)
-        more = {ACTIONS: args.action_examples or 3 * args.examples}
-        if args.server == "wsgi":
-            from django.core.handlers.wsgi import WSGIHandler
-
-            app = WSGIHandler()
-            current: list[Fuzzer] = []
-            with capture_exceptions(lambda: current[0] if current else None):
-                fuzzer = Fuzzer(wsgi_schema(app), world, app=app, seed=args.seed)
-                current.append(fuzzer)
-                tally = fuzzer.run(identities=identities, examples=args.examples, more_examples=more, progress=True)
-        else:
-            log_file = Path(var_dir.name) / "gunicorn.log"
-            with gunicorn(env, args.workers, log_file) as base:
-
-                def server_log() -> str:
-                    text = log_file.read_text(errors="replace")
-                    index = text.rfind("Traceback (most recent call last)")
-                    return text[index:] if index >= 0 else ""
-
-                fuzzer = Fuzzer(url_schema(base), world, base_url=base, server_log=server_log, seed=args.seed)
-                tally = fuzzer.run(identities=identities, examples=args.examples, more_examples=more, progress=True)
-        if args.json:
-            print(json.dumps(tally.as_dict(), indent=2, default=str))
-        else:
-            title = (
-                f"API fuzzing ({args.server}, seed {args.seed}, {args.examples} examples per operation, identity and"
-                f" mode, {more[ACTIONS]} for actions)"
-            )
-            print(report(tally, title))
-        return 1 if tally.failed else 0
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if not args.keep_database:
-            drop_database(args.database_url, marker=DATABASE_MARKER)
-        var_dir.cleanup()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
