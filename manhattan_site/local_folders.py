@@ -19,14 +19,14 @@ def prepare_local_folders() -> None:
     if database["ENGINE"] == "django.db.backends.sqlite3":
         folders.append(Path(str(database["NAME"])).parent)
     for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
-        folder = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}).get(key)
-        if folder:
-            folders.append(Path(folder))
+        path = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}).get(key)
+        if path:
+            folders.append(Path(path))
     if getattr(settings, "EMAIL_FILE_PATH", None):
         folders.append(Path(settings.EMAIL_FILE_PATH))
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
-    key = var_dir / "secret_key"
-    if not settings.PRODUCTION and not key.exists():
-        key.write_text(secrets.token_urlsafe(50))
-        key.chmod(0o600)
+    key_file = var_dir / "secret_key"
+    if not settings.PRODUCTION and not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)

@@ -82,10 +82,6 @@ SCHEMATHESIS_CONFIG: dict[str, Any] = {
 }
 
 
-def _respond(result: Any) -> tuple[int, dict[str, Any]]:
-    return 200, {}
-
-
 # --- the world the fuzzer plays in ---------------------------------------------------------------
 
 
@@ -118,7 +114,6 @@ class World:
                 user=self.opponent,
                 action=Resign(),
                 expected_version=game.version,
-                respond=_respond,
             )
             game.refresh_from_db()
             return game
@@ -157,7 +152,7 @@ class World:
 
     def let_the_opponent_move(self) -> None:
         """While it is the opponent's turn in the active game, they make a random legal move (never resign)."""
-        from games import engine, services
+        from games import engine, services, store
         from games.models import Game
 
         game = self.games.get("active")
@@ -170,7 +165,7 @@ class World:
             seat = game.seats.get(index=game.to_act_seat)
             if seat.user_id != self.opponent.pk:
                 return
-            state = services.load_state(game)
+            state = store.state_of(game)
             assert state is not None
             choices = engine.enumerate_actions(engine.player_view(state, seat.index))
             moves = [a for a in choices if not isinstance(a, engine.Resign)] or choices
@@ -179,7 +174,6 @@ class World:
                 user=self.opponent,
                 action=self.rng.choice(moves),
                 expected_version=game.version,
-                respond=_respond,
             )
 
 
@@ -389,13 +383,14 @@ class Fuzzer:
 
     def _legal_body(self, identity: str, plan: Plan, case: Any) -> None:
         """Replace the generated body with one of the caller's legal actions, if they have one."""
-        from games import engine, services
+        from games import engine, store
 
         if plan.legal is None or plan.game not in GAME_KINDS:
             return
         game = self.world.games[plan.game]
-        seat = services.seat_of(game, self.world.users[identity])
-        state = services.load_state(game)
+        loaded = store.load(game.public_id)
+        seat = loaded.seat_of(self.world.users[identity])
+        state = loaded.state
         if seat is None or state is None:
             return
         view = engine.player_view(state, seat.index)
@@ -549,7 +544,7 @@ class Fuzzer:
 
     def check_logs(self) -> None:
         """Every game's log is whole: as many events as its version, folding to it."""
-        from games import services
+        from games import store
         from games.models import Game, GameEvent
 
         for game in Game.objects.all():
@@ -557,7 +552,7 @@ class Fuzzer:
             if count != game.version:
                 self.tally.invariant_errors.append(f"game {game.public_id}: {count} events, version {game.version}")
                 continue
-            state = services.load_state(game)
+            state = store.state_of(game)
             if state is not None and state.seq != game.version:
                 self.tally.invariant_errors.append(f"game {game.public_id}: folds to {state.seq}, not {game.version}")
 
