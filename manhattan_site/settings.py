@@ -237,6 +237,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.document_problems",
+        "games.api.schema.document_empty_lots",
     ],
 }
 

@@ -81,36 +81,6 @@ class ColourSupplySerializer(serializers.Serializer[Any]):
     score = serializers.IntegerField()
 
 
-@extend_schema_field(
-    {
-        "type": "array",
-        "description": "Six cities (1–6 in order), each nine lots (1–9, row by row, seen from the south); "
-        "an empty lot is null.",
-        "minItems": 6,
-        "maxItems": 6,
-        "items": {
-            "type": "array",
-            "minItems": 9,
-            "maxItems": 9,
-            "items": {"allOf": [{"$ref": "#/components/schemas/Building"}], "nullable": True},
-        },
-    }
-)
-class BoardField(serializers.ListField):
-    pass
-
-
-@extend_schema_field(
-    {
-        "type": "object",
-        "description": "Per colour that is in the game.",
-        "additionalProperties": {"$ref": "#/components/schemas/ColourSupply"},
-    }
-)
-class SuppliesField(serializers.DictField):
-    pass
-
-
 class PlayerViewSerializer(serializers.Serializer[Any]):
     """A game as one seat (or a spectator, ``seat`` null) may see it: no other hand, no deck order."""
 
@@ -127,9 +97,15 @@ class PlayerViewSerializer(serializers.Serializer[Any]):
     to_act = serializers.IntegerField(allow_null=True)
     selecting_colour = serializers.ChoiceField(choices=COLOURS, allow_null=True)
     start_player = serializers.IntegerField()
-    colours = SuppliesField()
+    colours = serializers.DictField(child=ColourSupplySerializer(), help_text="Per colour that is in the game.")
     round_scores = serializers.ListField(child=serializers.DictField(child=serializers.IntegerField()))
-    board = BoardField()
+    board = serializers.ListField(
+        child=serializers.ListField(child=BuildingSerializer(allow_null=True), min_length=9, max_length=9),
+        min_length=6,
+        max_length=6,
+        help_text="Six cities (1–6 in order), each nine lots (1–9, row by row, seen from the south); "
+        "an empty lot is null.",
+    )
     colour_names = serializers.ListField(child=serializers.ChoiceField(choices=COLOURS))
     winners = serializers.ListField(child=serializers.IntegerField())
     version = serializers.IntegerField()

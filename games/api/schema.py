@@ -126,3 +126,13 @@ def _drop_unreferenced(schemas: dict[str, Any], result: dict[str, Any]) -> None:
             return
         for name in unused:
             del schemas[name]
+
+
+def document_empty_lots(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: an empty lot of the board is null.
+    (A nested serializer's ``allow_null`` is lost inside two list fields.)"""
+    view = result.get("components", {}).get("schemas", {}).get("PlayerView")
+    if view is not None:
+        lots = view["properties"]["board"]["items"]
+        lots["items"] = {"allOf": [lots["items"]], "nullable": True}
+    return result

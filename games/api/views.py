@@ -24,6 +24,7 @@ from games import engine, services, store
 from games.engine import SIDE_NAMES, Action
 from games.errors import GameError, StaleVersion
 from games.models import Game
+from games.services import play
 
 from . import idempotency
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
@@ -242,7 +243,7 @@ class ActionsView(APIView):
         user = request_user(request)
 
         def act() -> tuple[Game, dict[str, Any]]:
-            result = services.submit_action(game_id=game_id, user=user, action=action, expected_version=version)
+            result = play.submit_action(game_id=game_id, user=user, action=action, expected_version=version)
             body = {"version": result.game.version, "events": engine.redact_events(result.events, result.seat)}
             answer = ActionResultSerializer({**body, "game": result.game}, context=_context(result.loaded, request))
             return result.game, dict(answer.data)

@@ -73,7 +73,7 @@ def submit_action(*, game_id: Any, user: User, action: Action, expected_version:
     with transaction.atomic():
         loaded = store.load(game_id, lock=True)
         _active(loaded)
-        seat = loaded.seat_of(user)
+        seat = next((seat for seat in loaded.seats if seat.user_id == user.pk), None)
         if seat is None:
             raise GameError("not_a_player", "You have no seat in this game.")
         if isinstance(action, UndoLastPlacement):

@@ -151,3 +151,43 @@ def test_a_token_name_is_a_string_with_a_visible_character(
     if status == 400:
         assert response.json()["code"] == "invalid"
         assert set(response.json()["errors"]) == {"name"}
+
+
+def _resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node or len(node.get("allOf", [])) == 1:
+        node = node["allOf"][0] if "allOf" in node else node
+        if "$ref" in node:
+            node = schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+def test_every_success_body_has_its_real_type(schema: dict[str, Any]) -> None:
+    """No 2xx body is a bare object: each names its properties (or is a list of such)."""
+    untyped = []
+    for path, method, operation in operations(schema):
+        for status, response in operation["responses"].items():
+            if not str(status).startswith("2") or "content" not in response:
+                continue
+            body = _resolve(schema, response["content"]["application/json"]["schema"])
+            if body.get("type") == "array":
+                body = _resolve(schema, body["items"])
+            if not body.get("properties"):
+                untyped.append((method.upper(), path, status))
+    assert untyped == []
+
+
+def test_the_new_token_body_names_the_token(schema: dict[str, Any]) -> None:
+    created = schema["paths"]["/api/v1/tokens"]["post"]["responses"]["201"]
+    body = _resolve(schema, created["content"]["application/json"]["schema"])
+    assert body["properties"]["token"]["type"] == "string"
+    assert "token" in body.get("required", [])
+
+
+def test_the_game_view_documents_the_board(schema: dict[str, Any]) -> None:
+    game = schema["components"]["schemas"]["Game"]
+    state = _resolve(schema, game["properties"]["state"])
+    board = state["properties"]["board"]
+    assert (board["minItems"], board["items"]["minItems"]) == (6, 9)
+    assert board["items"]["items"]["nullable"] is True, "an empty lot is null"
+    building = schema["components"]["schemas"]["Building"]
+    assert {"owner", "height", "pieces", "storeys"} <= set(building["properties"])
