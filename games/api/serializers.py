@@ -90,7 +90,7 @@ class ActionRequestSerializer(serializers.Serializer[Any]):
     )
 
 
-class SeatSerializer(serializers.Serializer[Seat]):
+class SeatSerializer(serializers.Serializer[Any]):
     """A seat as anyone may see it (never an invitee's address)."""
 
     index = serializers.IntegerField()
@@ -108,7 +108,7 @@ class SeatSerializer(serializers.Serializer[Seat]):
         return bool(seat.invited_email) and seat.user_id is None
 
 
-class GameSummarySerializer(serializers.Serializer[Game]):
+class GameSummarySerializer(serializers.Serializer[Any]):
     """A game in a list: who sits where, whose turn, the policy. Its seats
     must be loaded with it (``store.with_seats``).
 
