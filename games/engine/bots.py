@@ -7,13 +7,15 @@ can never use another hand or the draw pile's order.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import groupby
 
-from .actions import Action, PlacePiece, Resign, SelectPieces
+from .actions import Action, PlacePiece, Resign, SelectPieces, place_action
+from .board import Board
 from .constants import CITIES, LOTS_PER_CITY, PIECES_PER_SIZE
-from .rotation import CARD_TO_LOT
-from .rules import Placement, can_place, legal_placements, score_board
-from .state import PLACEMENT, SELECTION, Building
+from .rotation import CARD_INDEXES
+from .rules import Placement, legal_placements
+from .state import PLACEMENT, SELECTION
 from .views import PlayerView
 
 Bot = Callable[[PlayerView, random.Random], Action]
@@ -27,7 +29,7 @@ def _seat(view: PlayerView) -> int:
 
 def _as_action(view: PlayerView, seat: int, p: Placement) -> PlacePiece:
     two_colours = len(view.colours[seat]) > 1
-    return PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour if two_colours else None)
+    return place_action(p.card, p.city, p.size, p.colour if two_colours else None)
 
 
 def random_bot(view: PlayerView, rng: random.Random) -> Action:
@@ -44,25 +46,29 @@ def random_bot(view: PlayerView, rng: random.Random) -> Action:
     # placements and much cheaper than listing them all on every turn.
     cards = sorted(set(view.hand))
     pieces = [(c, s) for c in view.colours[seat] for s in (1, 2, 3, 4) if view.selection[c][s - 1]]
-    to_lot = CARD_TO_LOT[view.sides[seat]]
+    two_colours = len(view.colours[seat]) > 1
+    by_card = CARD_INDEXES[view.sides[seat]]
+    owners, storeys = view.board.owner, view.board.storeys
     random_float = rng.random  # several times cheaper than randrange in this loop
+    n_cards, n_pieces = len(cards), len(pieces)
     for _ in range(32):
-        card = cards[int(random_float() * len(cards))]
-        city = int(random_float() * CITIES)
-        colour, size = pieces[int(random_float() * len(pieces))]
-        if can_place(view.board[city * LOTS_PER_CITY + to_lot[card]], colour, size):
-            return _as_action(view, seat, Placement(card, city, to_lot[card], size, colour))
+        card = cards[int(random_float() * n_cards)]
+        index = by_card[card][int(random_float() * CITIES)]
+        colour, size = pieces[int(random_float() * n_pieces)]
+        owner = owners[index]  # R14, as Board.accepts, inlined: this loop is most of a random game
+        if owner < 0 or owner == colour or storeys[index * 4 + colour] + size >= storeys[index * 4 + owner]:
+            return place_action(card, index // LOTS_PER_CITY, size, colour if two_colours else None)
     return _as_action(view, seat, rng.choice(view.legal_placements()))
 
 
-def _greedy_selection(view: PlayerView, colour: int) -> tuple[int, ...]:
+def balanced_selection(reserve: Sequence[int], k: int) -> tuple[int, ...]:
     """Keep the reserve balanced: take from the size with the largest share left,
     larger sizes first on a tie, so every round has some takeover power."""
-    reserve = list(view.reserve[colour])
+    left = list(reserve)
     chosen: list[int] = []
-    for _ in range(view.options.pieces_per_round):
-        size = max((s for s in (4, 3, 2, 1) if reserve[s - 1]), key=lambda s: reserve[s - 1] / PIECES_PER_SIZE[s - 1])
-        reserve[size - 1] -= 1
+    for _ in range(k):
+        size = max((s for s in (4, 3, 2, 1) if left[s - 1]), key=lambda s: left[s - 1] / PIECES_PER_SIZE[s - 1])
+        left[size - 1] -= 1
         chosen.append(size)
     return tuple(sorted(chosen))
 
@@ -78,29 +84,50 @@ def greedy_bot(view: PlayerView, rng: random.Random) -> Action:
     if view.phase == SELECTION:
         colour = view.selecting_colour
         assert colour is not None
-        return SelectPieces(pieces=_greedy_selection(view, colour), colour=colour)
+        return SelectPieces(
+            pieces=balanced_selection(view.reserve[colour], view.options.pieces_per_round), colour=colour
+        )
     placements = view.legal_placements()
     if not placements:
         return Resign()
-    mine = view.colours[seat]
-    others = [cs for p, cs in enumerate(view.colours) if p != seat]
-    all_colours = sorted(view.scores)
-    board = list(view.board)
+    best = best_placements(view.board, placements, view.colours, seat)
+    return _as_action(view, seat, best[rng.randrange(len(best))])
+
+
+def best_placements(
+    board: Board, placements: list[Placement], colours: Sequence[Sequence[int]], seat: int
+) -> list[Placement]:
+    """The placements with the best immediate score difference, then the smallest piece.
+
+    The difference is ``seat``'s colours' round score minus the best other
+    player's, scored as if the round ended now (R17/R18). ``placements`` come
+    from ``legal_placements``, grouped by card, city and colour, so each group
+    changes the board's counts once and only its sizes differ.
+    """
+    mine = colours[seat]
+    others = [cs for p, cs in enumerate(colours) if p != seat]
     best_key: tuple[int, int] | None = None
     best: list[Placement] = []
-    for p in placements:
-        index = p.city * LOTS_PER_CITY + p.lot
-        before = board[index]
-        board[index] = Building.new(p.colour, p.size) if before is None else before.add(p.colour, p.size)
-        points = score_board(board, all_colours)
-        board[index] = before
-        diff = sum(points[c] for c in mine) - max((sum(points[c] for c in cs) for cs in others), default=0)
-        key = (diff, -p.size)
-        if best_key is None or key > best_key:
-            best_key, best = key, [p]
-        elif key == best_key:
-            best.append(p)
-    return _as_action(view, seat, best[rng.randrange(len(best))])
+    for (city, lot, colour), group in groupby(placements, key=_CITY_LOT_COLOUR):
+        options = list(group)
+        outcomes = board.points_after_sizes(city * LOTS_PER_CITY + lot, colour, [p.size for p in options])
+        diffs: dict[tuple[int, ...], int] = {}  # sizes that leave the same points score the same
+        for p, points in zip(options, outcomes, strict=True):
+            key_points = tuple(points)
+            diff = diffs.get(key_points)
+            if diff is None:
+                diff = sum(points[c] for c in mine) - max([sum(points[c] for c in cs) for cs in others], default=0)
+                diffs[key_points] = diff
+            key = (diff, -p.size)
+            if best_key is None or key > best_key:
+                best_key, best = key, [p]
+            elif key == best_key:
+                best.append(p)
+    return best
+
+
+def _CITY_LOT_COLOUR(p: Placement) -> tuple[int, int, int]:
+    return p.city, p.lot, p.colour
 
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot}
@@ -113,4 +140,11 @@ def bot_for(kind: str) -> Bot:
         raise ValueError(f"unknown bot kind {kind!r}; choose from {', '.join(BOTS)}") from None
 
 
-__all__ = ["BOTS", "Bot", "bot_for", "greedy_bot", "legal_placements", "random_bot"]
+__all__ = [
+    "BOTS",
+    "Bot",
+    "bot_for",
+    "greedy_bot",
+    "legal_placements",
+    "random_bot",
+]
