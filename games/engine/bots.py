@@ -130,21 +130,48 @@ def _CITY_LOT_COLOUR(p: Placement) -> tuple[int, int, int]:
     return p.city, p.lot, p.colour
 
 
-BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot}
+def strong_bot(view: PlayerView, rng: random.Random) -> Action:
+    """The information-set Monte Carlo tree search (``search.py``), one second a decision."""
+    return strong_bot_with()(view, rng)
 
 
-def bot_for(kind: str) -> Bot:
-    try:
-        return BOTS[kind]
-    except KeyError:
-        raise ValueError(f"unknown bot kind {kind!r}; choose from {', '.join(BOTS)}") from None
+def strong_bot_with(*, iterations: int | None = None, seconds: float | None = None) -> Bot:
+    """The strong bot with a budget per decision: ``iterations`` (deterministic for a given
+    generator), ``seconds`` (a time limit), or both (whichever ends first). With neither,
+    one second."""
+    from .search import Budget, choose  # the search uses the bots' helpers: imported when used
+
+    budget = Budget(iterations=iterations, seconds=seconds if seconds is not None or iterations else 1.0)
+
+    def bot(view: PlayerView, rng: random.Random) -> Action:
+        _seat(view)
+        return choose(view, rng, budget)
+
+    return bot
+
+
+BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "strong": strong_bot}
+SEARCH_BOTS = frozenset({"strong"})
+"""Bots that search, and so take a budget (``bot_for(kind, iterations=..., seconds=...)``)."""
+
+
+def bot_for(kind: str, *, iterations: int | None = None, seconds: float | None = None) -> Bot:
+    """The bot of ``kind``; a search bot (``strong``) gets the budget given, if any."""
+    if kind not in BOTS:
+        raise ValueError(f"unknown bot kind {kind!r}; choose from {', '.join(BOTS)}")
+    if kind in SEARCH_BOTS and (iterations is not None or seconds is not None):
+        return strong_bot_with(iterations=iterations, seconds=seconds)
+    return BOTS[kind]
 
 
 __all__ = [
     "BOTS",
+    "SEARCH_BOTS",
     "Bot",
     "bot_for",
     "greedy_bot",
     "legal_placements",
     "random_bot",
+    "strong_bot",
+    "strong_bot_with",
 ]

@@ -21,11 +21,19 @@ class SimulatedGame:
     state: GameState
 
 
-def play_game(options: GameOptions, bots: Sequence[str], seed: str) -> SimulatedGame:
-    """One game between ``bots`` (one kind per seat); the same seed gives the same game."""
+def play_game(
+    options: GameOptions,
+    bots: Sequence[str],
+    seed: str,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+) -> SimulatedGame:
+    """One game between ``bots`` (one kind per seat); the same seed gives the same game
+    (with a search bot, when it is given ``iterations`` rather than ``seconds``)."""
     if len(bots) != options.players:
         raise ValueError(f"need one bot per seat ({options.players}), got {len(bots)}")
-    deciders = [bot_for(kind) for kind in bots]
+    deciders = [bot_for(kind, iterations=iterations, seconds=seconds) for kind in bots]
     rng = random.Random(f"{seed}:game")
     bot_rng = random.Random(f"{seed}:bots")
     created = create_game(options, rng)
@@ -40,6 +48,14 @@ def play_game(options: GameOptions, bots: Sequence[str], seed: str) -> Simulated
     return SimulatedGame(seed=seed, events=events, state=state)
 
 
-def simulate(options: GameOptions, bots: Sequence[str], games: int, seed: int | str) -> Iterator[SimulatedGame]:
+def simulate(
+    options: GameOptions,
+    bots: Sequence[str],
+    games: int,
+    seed: int | str,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+) -> Iterator[SimulatedGame]:
     for i in range(games):
-        yield play_game(options, bots, f"{seed}:{i}")
+        yield play_game(options, bots, f"{seed}:{i}", iterations=iterations, seconds=seconds)
