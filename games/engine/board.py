@@ -276,11 +276,18 @@ class Board(Sequence[Building | None]):
 
     def points_after(self, index: int, colour: int, size: int) -> list[int]:
         """``points()`` as they would be after ``place(index, colour, size)``, without placing."""
-        return self.points_after_sizes(index, colour, (size,))[0]
+        outcomes, taller_from = self.outcomes(index, colour)
+        return outcomes[(size >= taller_from) + (size > taller_from)]
 
-    def points_after_sizes(self, index: int, colour: int, sizes: Iterable[int]) -> list[list[int]]:
-        """``points_after(index, colour, size)`` for each of ``sizes``: the change of
-        owner and of the city's leader is worked out once, only the tallest differs."""
+    def outcomes(self, index: int, colour: int) -> tuple[tuple[list[int], list[int], list[int]], int]:
+        """What a piece of ``colour`` on lot ``index`` would make of everyone's ``points()``,
+        worked out once for every size: the change of owner and of the city's leader is
+        the same for all, and only whether the building becomes the tallest differs.
+
+        Returns the points for a piece smaller than, equal to and larger than
+        ``taller_from``, and ``taller_from``: the size that ties the tallest building
+        (so ``outcomes[(size >= taller_from) + (size > taller_from)]`` is a size's).
+        """
         if self.unsettled or not self.counted:
             self._settle()
         buildings = self.buildings
@@ -305,18 +312,13 @@ class Board(Sequence[Building | None]):
                     majorities[old_leader] -= 1
                 if leader != NOBODY:
                     majorities[leader] += 1
-        points = [BUILDING_POINTS * buildings[c] + MAJORITY_POINTS * majorities[c] for c in range(COLOURS)]
-        single = self.tallest_owner if self.tallest_count == 1 else NOBODY
-        out = []
-        for size in sizes:
-            height = self.height[index] + size
-            after = points[:]
-            if height > self.tallest:  # alone at the top
-                after[colour] += TALLEST_POINTS
-            elif height < self.tallest and single != NOBODY:  # the single tallest stays so
-                after[single] += TALLEST_POINTS
-            out.append(after)
-        return out
+        tie = [BUILDING_POINTS * buildings[c] + MAJORITY_POINTS * majorities[c] for c in range(COLOURS)]
+        lower = tie[:]
+        if self.tallest_count == 1:  # below the tallest, its owner keeps the bonus
+            lower[self.tallest_owner] += TALLEST_POINTS
+        taller = tie[:]
+        taller[colour] += TALLEST_POINTS  # above it, alone at the top; equal, a tie scores nobody
+        return (lower, tie, taller), self.tallest - self.height[index]
 
     def buildings_owned(self, colour: int) -> int:
         if not self.counted:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from itertools import groupby
 
 from .actions import Action, PlacePiece, Resign, SelectPieces, place_action
 from .board import Board
@@ -101,33 +100,33 @@ def best_placements(
 
     The difference is ``seat``'s colours' round score minus the best other
     player's, scored as if the round ended now (R17/R18). ``placements`` come
-    from ``legal_placements``, grouped by card, city and colour, so each group
-    changes the board's counts once and only its sizes differ.
+    from ``legal_placements``, grouped by card, city and colour: each group's
+    outcomes are worked out once (``Board.outcomes``), and a size only picks one.
     """
     mine = colours[seat]
     others = [cs for p, cs in enumerate(colours) if p != seat]
-    best_key: tuple[int, int] | None = None
+    best_key: tuple[int, int] = (-1_000_000, 0)
     best: list[Placement] = []
-    for (city, lot, colour), group in groupby(placements, key=_CITY_LOT_COLOUR):
-        options = list(group)
-        outcomes = board.points_after_sizes(city * LOTS_PER_CITY + lot, colour, [p.size for p in options])
-        diffs: dict[tuple[int, ...], int] = {}  # sizes that leave the same points score the same
-        for p, points in zip(options, outcomes, strict=True):
-            key_points = tuple(points)
-            diff = diffs.get(key_points)
-            if diff is None:
-                diff = sum(points[c] for c in mine) - max([sum(points[c] for c in cs) for cs in others], default=0)
-                diffs[key_points] = diff
-            key = (diff, -p.size)
-            if best_key is None or key > best_key:
-                best_key, best = key, [p]
-            elif key == best_key:
-                best.append(p)
+    group: tuple[int, int, int] | None = None
+    taller_from = 0
+    diffs: list[int | None] = [None, None, None]
+    outcomes: tuple[list[int], list[int], list[int]] = ([], [], [])
+    for p in placements:
+        if (p.city, p.lot, p.colour) != group:
+            group = (p.city, p.lot, p.colour)
+            outcomes, taller_from = board.outcomes(p.city * LOTS_PER_CITY + p.lot, p.colour)
+            diffs = [None, None, None]
+        case = (p.size >= taller_from) + (p.size > taller_from)
+        diff = diffs[case]
+        if diff is None:
+            points = outcomes[case]
+            diff = diffs[case] = sum(points[c] for c in mine) - max([sum(points[c] for c in cs) for cs in others])
+        key = (diff, -p.size)
+        if key > best_key:
+            best_key, best = key, [p]
+        elif key == best_key:
+            best.append(p)
     return best
-
-
-def _CITY_LOT_COLOUR(p: Placement) -> tuple[int, int, int]:
-    return p.city, p.lot, p.colour
 
 
 def strong_bot(view: PlayerView, rng: random.Random) -> Action:
