@@ -4,6 +4,9 @@ canonical example in each language, and only ASCII digits as numbers."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -225,3 +228,28 @@ def test_no_word_has_two_meanings():
         assert VERBS[word_key(words.select)] == "select"
         assert VERBS[word_key(words.resign)] == "resign"
         assert [COLOURS[word_key(name)] for name in words.colours] == [RED, BLUE, GREEN, YELLOW]
+
+
+NOTATION_DOC = (Path(__file__).resolve().parents[2] / "docs" / "notation.md").read_text()
+
+
+def doc_words(first_cell: str) -> list[str]:
+    """The words in backticks on the docs' table row that starts with ``first_cell``."""
+    row = next(line for line in NOTATION_DOC.splitlines() if line.startswith(f"| {first_cell} |"))
+    return re.findall(r"`([^`]+)`", row)
+
+
+@pytest.mark.parametrize("part", ["card", "city", "size"])
+def test_every_word_the_docs_list_for_a_part_is_read(part):
+    words = doc_words(part)
+    assert len(words) >= 8
+    for word in words:
+        assert PARTS[word_key(word)] == part, word
+
+
+@pytest.mark.parametrize(("name", "colour"), [("red", RED), ("blue", BLUE), ("green", GREEN), ("yellow", YELLOW)])
+def test_every_colour_word_the_docs_list_is_read(name, colour):
+    words = doc_words(name)
+    assert len(words) >= 8
+    for word in words:
+        assert COLOURS[word_key(word)] == colour, word
