@@ -109,6 +109,7 @@ class Board(Sequence[Building | None]):
         "tallest_count",
         "tallest_owner",
         "unsettled",
+        "untallest",
     )
 
     def __init__(self) -> None:
@@ -125,6 +126,7 @@ class Board(Sequence[Building | None]):
         self.tallest_count = 0
         self.tallest_owner = NOBODY
         self.unsettled = 0
+        self.untallest: list[int] | None = None  # points but the tallest bonus, once asked for
 
     @classmethod
     def from_buildings(cls, buildings: Iterable[Building | None]) -> Board:
@@ -159,6 +161,7 @@ class Board(Sequence[Building | None]):
         new.tallest_count = self.tallest_count
         new.tallest_owner = self.tallest_owner
         new.unsettled = self.unsettled
+        new.untallest = self.untallest
         return new
 
     # --- changes (the engine's own) -------------------------------------------------
@@ -166,6 +169,7 @@ class Board(Sequence[Building | None]):
     def place(self, index: int, colour: int, size: int) -> None:
         """Put a ``size`` piece of ``colour`` on lot ``index`` (legality is the caller's business)."""
         self.stacks[index] = self.stacks[index] << 4 | colour << 2 | size - 1
+        self.untallest = None
         self.storeys[index * COLOURS + colour] += size
         height = self.height[index] + size
         self.height[index] = height
@@ -200,6 +204,7 @@ class Board(Sequence[Building | None]):
         self.storeys[index * COLOURS + colour] -= size
         self.height[index] -= size
         self.owner[index] = (rest & 15) >> 2 if rest > EMPTY_STACK else NOBODY
+        self.untallest = None
         if self.counted:
             self.recount()
 
@@ -210,6 +215,7 @@ class Board(Sequence[Building | None]):
         self.leaders = [NOBODY] * CITIES
         self.majorities = [0] * COLOURS
         self.unsettled = 0
+        self.untallest = None
         for index, owner in enumerate(self.owner):
             if owner != NOBODY:
                 self.city_counts[CITY_OF[index] * COLOURS + owner] += 1
@@ -288,37 +294,48 @@ class Board(Sequence[Building | None]):
         ``taller_from``, and ``taller_from``: the size that ties the tallest building
         (so ``outcomes[(size >= taller_from) + (size > taller_from)]`` is a size's).
         """
-        if self.unsettled or not self.counted:
-            self._settle()
-        buildings = self.buildings
-        majorities = self.majorities
-        before = self.owner[index]
-        if before != colour:
-            buildings = buildings[:]
-            majorities = majorities[:]
-            city = CITY_OF[index]
-            base = city * COLOURS
-            counts = self.city_counts[base : base + COLOURS]
-            if before != NOBODY:
-                counts[before] -= 1
-                buildings[before] -= 1
-            counts[colour] += 1
-            buildings[colour] += 1
-            top = max(counts)
-            leader = counts.index(top) if counts.count(top) == 1 else NOBODY
-            old_leader = self.leaders[city]
-            if leader != old_leader:
-                if old_leader != NOBODY:
-                    majorities[old_leader] -= 1
-                if leader != NOBODY:
-                    majorities[leader] += 1
-        tie = [BUILDING_POINTS * buildings[c] + MAJORITY_POINTS * majorities[c] for c in range(COLOURS)]
+        tie = self.points_untallest(index, colour)
         lower = tie[:]
         if self.tallest_count == 1:  # below the tallest, its owner keeps the bonus
             lower[self.tallest_owner] += TALLEST_POINTS
         taller = tie[:]
         taller[colour] += TALLEST_POINTS  # above it, alone at the top; equal, a tie scores nobody
         return (lower, tie, taller), self.tallest - self.height[index]
+
+    def points_untallest(self, index: int, colour: int) -> list[int]:
+        """Everyone's points after a piece of ``colour`` on lot ``index`` but for the
+        tallest building's bonus (for a size that ties the tallest, the points themselves).
+        Afterwards ``tallest``, ``tallest_count`` and ``tallest_owner`` are current.
+        The list may be shared: do not change it."""
+        if self.unsettled or not self.counted:
+            self._settle()
+        base = self.untallest
+        if base is None:
+            buildings, majorities = self.buildings, self.majorities
+            base = self.untallest = [
+                BUILDING_POINTS * buildings[c] + MAJORITY_POINTS * majorities[c] for c in range(COLOURS)
+            ]
+        before = self.owner[index]
+        if before == colour:  # one's own building: no owner changes, no leader either
+            return base
+        points = base[:]
+        city = CITY_OF[index]
+        start = city * COLOURS
+        counts = self.city_counts[start : start + COLOURS]
+        if before != NOBODY:
+            counts[before] -= 1
+            points[before] -= BUILDING_POINTS
+        counts[colour] += 1
+        points[colour] += BUILDING_POINTS
+        top = max(counts)
+        leader = counts.index(top) if counts.count(top) == 1 else NOBODY
+        old_leader = self.leaders[city]
+        if leader != old_leader:
+            if old_leader != NOBODY:
+                points[old_leader] -= MAJORITY_POINTS
+            if leader != NOBODY:
+                points[leader] += MAJORITY_POINTS
+        return points
 
     def buildings_owned(self, colour: int) -> int:
         if not self.counted:

@@ -7,13 +7,13 @@ can never use another hand or the draw pile's order.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from .actions import Action, PlacePiece, Resign, SelectPieces, place_action
 from .board import Board
-from .constants import CITIES, LOTS_PER_CITY, PIECES_PER_SIZE
+from .constants import CITIES, LOTS_PER_CITY, PIECES_PER_SIZE, TALLEST_POINTS
 from .rotation import CARD_INDEXES
-from .rules import Placement, legal_placements
+from .rules import PLACEMENTS, Placement, legal_placements, sizes_left
 from .state import PLACEMENT, SELECTION
 from .views import PlayerView
 
@@ -86,11 +86,69 @@ def greedy_bot(view: PlayerView, rng: random.Random) -> Action:
         return SelectPieces(
             pieces=balanced_selection(view.reserve[colour], view.options.pieces_per_round), colour=colour
         )
-    placements = view.legal_placements()
-    if not placements:
+    if view.phase != PLACEMENT or view.hand is None:
         return Resign()
-    best = best_placements(view.board, placements, view.colours, seat)
+    selections = {c: view.selection[c] for c in view.colours[seat]}
+    best = greedy_placements(view.board, view.hand, view.sides[seat], selections, view.colours, seat)
     return _as_action(view, seat, best[rng.randrange(len(best))])
+
+
+def greedy_placements(
+    board: Board,
+    hand: Sequence[int],
+    side: int,
+    selections: Mapping[int, Sequence[int]],
+    colours: Sequence[Sequence[int]],
+    seat: int,
+) -> list[Placement]:
+    """``best_placements(board, legal_placements(board, hand, side, selections), colours, seat)``
+    in one pass, without listing the placements first: the greedy bot's and the playouts' choice.
+
+    For each lot and colour the points but for the tallest bonus are worked out once; a
+    piece's size then only decides who, if anyone, has the single tallest building.
+    """
+    players = range(len(colours))
+    player_of = {c: p for p in players for c in colours[p]}
+    others = [p for p in players if p != seat]
+    two_colours = len(colours[seat]) > 1
+    options = [(colour, sizes) for colour, counts in sorted(selections.items()) if (sizes := sizes_left(counts))]
+    owners, storeys, heights = board.owner, board.storeys, board.height
+    by_card = CARD_INDEXES[side]
+    made_for_side = PLACEMENTS[side]
+    best_key: tuple[int, int] = (-1_000_000, 0)
+    best: list[Placement] = []
+    for card in sorted(set(hand)):
+        made_for_card = made_for_side[card]
+        for city, index in enumerate(by_card[card]):
+            owner = owners[index]
+            for colour, sizes in options:
+                need = 0 if owner < 0 or owner == colour else storeys[index * 4 + owner] - storeys[index * 4 + colour]
+                if sizes[-1] < need:
+                    continue  # R14: no piece left is big enough to take it over
+                points = board.points_untallest(index, colour)
+                if two_colours:  # R18: a player's points are their colours' sum
+                    totals = [sum(points[c] for c in colours[p]) for p in players]
+                else:
+                    totals = [points[cs[0]] for cs in colours]
+                mine = totals[seat]
+                others_best = max([totals[p] for p in others])
+                tied = mine - others_best  # equal to the tallest: nobody has the bonus
+                taller = tied + TALLEST_POINTS  # above it: this colour, the seat's, alone
+                lower = tied  # below it: the single tallest's owner keeps the bonus
+                if board.tallest_count == 1:
+                    holder = player_of[board.tallest_owner]
+                    lower = taller if holder == seat else mine - max(others_best, totals[holder] + TALLEST_POINTS)
+                taller_from = board.tallest - heights[index]
+                row = made_for_card[city][colour]
+                for size in sizes:
+                    if size < need:
+                        continue
+                    key = (lower if size < taller_from else tied if size == taller_from else taller, -size)
+                    if key > best_key:
+                        best_key, best = key, [row[size - 1]]
+                    elif key == best_key:
+                        best.append(row[size - 1])
+    return best
 
 
 def best_placements(

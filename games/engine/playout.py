@@ -15,11 +15,10 @@ import random
 from collections.abc import Sequence
 
 from .actions import PlacePiece, SelectPieces, place_action
-from .bots import balanced_selection, best_placements
+from .bots import balanced_selection, greedy_placements
 from .commands import execute_trusted
 from .constants import CITIES, LOTS_PER_CITY
 from .rotation import CARD_INDEXES
-from .rules import legal_placements
 from .state import PLACEMENT, SELECTION, GameState
 
 SAMPLES = 4
@@ -67,8 +66,7 @@ def greedy_placement(state: GameState, player: int, rng: random.Random) -> Place
     """The greedy bot's choice, made on the state itself (no view to build)."""
     mine = state.colours[player]
     selections = {c: state.selection[c] for c in mine}
-    placements = legal_placements(state.board, state.hands[player], state.sides[player], selections)
-    best = best_placements(state.board, placements, state.colours, player)
+    best = greedy_placements(state.board, state.hands[player], state.sides[player], selections, state.colours, player)
     p = best[rng.randrange(len(best))]
     return place_action(p.card, p.city, p.size, p.colour if len(mine) > 1 else None)
 
@@ -91,9 +89,16 @@ def policy_selection(state: GameState) -> SelectPieces:
 PLACEMENT_POLICY = greedy_placement
 
 
+PLIES: int | None = None
+"""If set, a playout also stops after this many actions (and ``rewards`` estimates the rest)."""
+
+
 def play_out(state: GameState, rng: random.Random, *, until_round: int) -> None:
-    """Advance ``state`` with the policy until the game ends or round ``until_round`` is scored."""
-    while not state.is_finished and state.round <= until_round:
+    """Advance ``state`` with the policy until the game ends, round ``until_round`` is scored,
+    or ``PLIES`` actions were played."""
+    plies = 0
+    while not state.is_finished and state.round <= until_round and (PLIES is None or plies < PLIES):
+        plies += 1
         player = state.to_act
         assert player is not None
         if state.phase == PLACEMENT:
@@ -104,26 +109,37 @@ def play_out(state: GameState, rng: random.Random, *, until_round: int) -> None:
             raise AssertionError(state.phase)
 
 
-def rewards(state: GameState) -> list[float]:
-    """Each player's reward in [0, 1] for ``state``, the end of a playout.
+def leads(state: GameState) -> list[float]:
+    """Each player's estimated lead over the best other player at the end of the game.
 
-    A finished game pays its winners (a shared win is split). Otherwise each
-    total is estimated as the score so far plus the board's points for every
-    round still to come (buildings stay and are scored each round, R12, R17),
-    and a player is paid by a logistic curve of their lead over the best other.
+    A total is estimated as the score so far plus the board's points for every
+    round still to be scored (buildings stay and are scored each round, R12,
+    R17). Public information only: the same in every sample of a seat's view.
     """
     colours = state.colours
-    if state.is_finished:
-        won = state.winners
-        return [1.0 / len(won) if p in won else 0.0 for p in range(len(colours))]
-    rounds_left = state.options.rounds - state.round + 1  # the current round is not scored yet
+    rounds_left = state.options.rounds - state.round + (0 if state.is_finished else 1)
     points = state.board.points()
     estimate = [sum(state.scores[c] + rounds_left * points[c] for c in cs) for cs in colours]
-    out = []
-    for p, mine in enumerate(estimate):
-        if state.resigned[p]:
-            out.append(0.0)
-            continue
-        best_other = max(e for q, e in enumerate(estimate) if q != p and not state.resigned[q])
-        out.append(1.0 / (1.0 + math.exp((best_other - mine) / TEMPERATURE)))
-    return out
+    active = [p for p in range(len(colours)) if not state.resigned[p]]
+    return [
+        estimate[p] - max((estimate[q] for q in active if q != p), default=0) if p in active else -1000.0
+        for p in range(len(colours))
+    ]
+
+
+def rewards(state: GameState, baseline: list[float]) -> list[float]:
+    """Each player's reward in [0, 1] for ``state``, the end of a playout.
+
+    A finished game pays its winners (a shared win is split). A playout cut
+    short pays a logistic curve of how much the player's estimated lead grew
+    since the search began (``baseline``, from ``leads``): a player far ahead or
+    behind still tells a better move from a worse one, where a curve of the lead
+    itself would flatten.
+    """
+    if state.is_finished:
+        won = state.winners
+        return [1.0 / len(won) if p in won else 0.0 for p in range(len(state.colours))]
+    return [
+        1.0 / (1.0 + math.exp(max(-50.0, min(50.0, (before - now) / TEMPERATURE))))
+        for now, before in zip(leads(state), baseline, strict=True)
+    ]

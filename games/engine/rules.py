@@ -49,7 +49,7 @@ def _sizes(counts: Sequence[int]) -> list[int]:
     return [size for size in (1, 2, 3, 4) if counts[size - 1] > 0]
 
 
-_PLACEMENTS: tuple[tuple[tuple[tuple[tuple[Placement, ...], ...], ...], ...], ...] = tuple(
+PLACEMENTS: tuple[tuple[tuple[tuple[tuple[Placement, ...], ...], ...], ...], ...] = tuple(
     tuple(
         tuple(
             tuple(
@@ -62,7 +62,8 @@ _PLACEMENTS: tuple[tuple[tuple[tuple[tuple[Placement, ...], ...], ...], ...], ..
     )
     for side in range(4)
 )
-"""``_PLACEMENTS[side][card][city][colour][size - 1]``: every placement, made once (they are values)."""
+"""``PLACEMENTS[side][card][city][colour][size - 1]``: every placement, made once (they are values)."""
+sizes_left = _sizes
 
 
 def legal_placements(
@@ -83,7 +84,7 @@ def legal_placements(
     result: list[Placement] = []
     append = result.append
     by_card = CARD_INDEXES[side]
-    made_for_side = _PLACEMENTS[side]
+    made_for_side = PLACEMENTS[side]
     for card in sorted(set(hand)):
         made_for_card = made_for_side[card]
         for city, index in enumerate(by_card[card]):
