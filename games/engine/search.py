@@ -29,7 +29,7 @@ from .actions import Action, SelectPieces, place_action
 from .bots import balanced_selection, best_placements
 from .commands import execute_trusted
 from .determinize import HiddenCards, sample_state
-from .playout import play_out, policy_placement, rewards
+from .playout import leads, play_out, policy_placement, rewards
 from .rotation import CARD_INDEXES
 from .rules import Placement
 from .state import PLACEMENT, SELECTION, GameState
@@ -85,13 +85,14 @@ def choose(view: PlayerView, rng: random.Random, budget: Budget) -> Action:
     if len(root_moves) == 1:
         return _action(view, seat, root_moves[0])
     root = Node(mover=seat)
+    baseline = leads(sample_state(view, hidden, search_rng))
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
     iterations = 0
     while budget.iterations is None or iterations < budget.iterations:
         if deadline is not None and iterations and time.perf_counter() >= deadline:
             break
         iterations += 1
-        _iterate(root, root_moves, sample_state(view, hidden, search_rng), view.round, search_rng)
+        _iterate(root, root_moves, sample_state(view, hidden, search_rng), view.round, baseline, search_rng)
     best = max(root_moves, key=lambda key: _visits(root, seat, key))
     return _action(view, seat, best)
 
@@ -101,7 +102,14 @@ def _visits(node: Node, seat: int, key: Key) -> int:
     return child.visits if child is not None else -1
 
 
-def _iterate(root: Node, root_moves: Sequence[Key], state: GameState, until_round: int, rng: random.Random) -> None:
+def _iterate(
+    root: Node,
+    root_moves: Sequence[Key],
+    state: GameState,
+    until_round: int,
+    baseline: list[float],
+    rng: random.Random,
+) -> None:
     path: list[Node] = []
     node = root
     while len(path) < MAX_DEPTH and not state.is_finished and state.round <= until_round:
@@ -111,13 +119,14 @@ def _iterate(root: Node, root_moves: Sequence[Key], state: GameState, until_roun
         child = node.children.get((player, key))
         if child is None:
             child = node.children[(player, key)] = Node(mover=player)
+            child.available = 1
         _apply(state, player, key, rng)
         path.append(child)
         node = child
         if expanded:
             break
     play_out(state, rng, until_round=until_round)
-    paid = rewards(state)
+    paid = rewards(state, baseline)
     root.visits += 1
     for child in path:
         child.visits += 1
@@ -131,14 +140,14 @@ def _select_or_expand(
     available = [
         (key, child) for (mover, key), child in node.children.items() if mover == player and _legal(state, player, key)
     ]
+    for _, child in available:  # UCB1 counts the chances a child had: every visit it was legal in
+        child.available += 1
     if len(available) < 1 + WIDENING * math.sqrt(node.visits):
         new = _new_move(node, state, player, ordered, rng)
         if new is not None:
             return new, True
     if not available:
         return _policy_move(state, player, rng), True
-    for _, child in available:
-        child.available += 1
     log_total = math.log
     best_key, best_value = available[0][0], -1.0
     for key, child in available:
