@@ -1,479 +1,252 @@
-"""Benchmark the rules engine (``games.engine``): three figures, each against its target.
+"""Benchmark the rules engine against the engine it replaced, side by side in one run.
 
-1. **Random games per second.** Complete 4-player games between ``random``
-   bots through ``games.engine.simulate.play_game`` (bot decisions, player
-   views, validation, events and the in-place fold all included). Target
-   >= 2,000 games/s. The 2-player, 3-player and 4-player six-round games are
-   measured the same way for information, and each batch's time is also
-   divided by its decisions (``execute`` calls: placements plus the
-   selections that are not forced) to give a cost per action in µs.
-2. **Folding a stored log.** A finished 4-player game's events are
-   ``json.dumps``-ed once, as the database stores them; then
-   ``fold(json.loads(text))`` is timed, which is what rebuilding a game's state
-   from storage costs. Target <= 1 ms (median). ``fold`` of already parsed
-   events is reported too, to separate the JSON cost from the fold.
-3. **Listing legal placements.** Positions where a player is to place in
-   rounds 2-3 of random 4-player games (the states a client sees between two
-   commands), timed through the API path ``legal_actions(player_view(state,
-   seat))`` and through ``rules.legal_placements`` directly. Target <= 50 µs
-   (median, API path).
+The baseline is ``games/engine`` as of commit 126a99d, taken with ``git archive``
+into a temporary directory and imported as the package ``baseline_engine`` (the
+engine uses only relative imports). Both engines get the same inputs: the same
+seeds, and the same stored logs (made by the baseline; today's engine makes
+byte-identical ones, see tests/engine/test_baseline_equivalence.py).
 
-Everything runs in this one process on one core, with garbage collection on
-as in production. Seeds are fixed, so every run measures the same games and
-positions. The machine may be shared, so the figures are medians (over
-repeated batches for throughput, over individual calls for latencies), with
-the p95 next to them to show the tail; a single noisy neighbour moves a median
-much less than a mean. Each figure is also given on this thread's CPU time
-(``time.thread_time_ns``), which leaves out the time spent waiting while other
-processes have the CPU; the targets are judged on the wall clock, and the CPU
-verdict is printed beside them.
+Timing is plain ``time.perf_counter``: each figure is measured in batches,
+alternating baseline and today's engine batch by batch (so a busy neighbour
+slows both alike), and the median batch is reported. The speed-up is the ratio
+of the two medians. GC is on, as in production; one process, one core.
 
-From the repository root (the engine is imported as ``games.engine``)::
+1. Random four-player games: ``simulate.play_game`` with four random bots
+   (views, bots, commands, events). Today's simulator takes the trusted path
+   for its own bots; the same loop through the validating ``execute`` is shown
+   too. Target: 4x.
+2. Fold of a finished four-player game: ``fold(events)``. Target: 4x.
+3. A greedy decision: ``greedy_bot(player_view(state, seat))`` in rounds 2-3. Target: 5x.
+4. Legal-action listing: ``legal_actions(player_view(state, seat))``, same positions. Target: 2x.
+And, for information, the strong bot's search iterations per second.
 
-    PYTHONPATH=. python benchmarks/engine.py            # full run, about 40 s on a quiet machine
-    PYTHONPATH=. python benchmarks/engine.py --quick    # smoke run, a few seconds
-    PYTHONPATH=. python benchmarks/engine.py --json     # machine-readable results
-    PYTHONPATH=. python benchmarks/engine.py --profile  # cProfile of 200 random 4-player games instead
+    PYTHONPATH=. python benchmarks/engine.py            # about two minutes on a quiet machine
+    PYTHONPATH=. python benchmarks/engine.py --quick    # a smoke run of a few seconds
+    PYTHONPATH=. python benchmarks/engine.py --json     # the figures as JSON
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
-import gc
+import importlib
 import io
 import json
-import os
-import platform
-import pstats
+import random
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from games.engine import GameOptions, GameState, fold, initial_state, legal_actions, legal_placements, player_view
-from games.engine.events import PIECE_PLACED, PIECES_SELECTED, ROUND_STARTED, Event, apply_in_place
-from games.engine.simulate import play_game
-from games.engine.state import PLACEMENT
+import games.engine as engine
+from games.engine import bots, search, simulate
 
-TARGET_GAMES_PER_S = 2_000.0
-TARGET_FOLD_MS = 1.0
-TARGET_LEGAL_US = 50.0
-SEED = "bench"
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE_COMMIT = "126a99d"
+TARGETS = {"games": 4.0, "fold": 4.0, "greedy": 5.0, "legal": 2.0}
 
 
-@dataclass(frozen=True)
-class Sizes:
-    """How much work each part does; ``--quick`` shrinks everything."""
-
-    main_games: int  # 4-player games per throughput batch
-    main_batches: int
-    other_games: int  # games per batch for the information-only variants
-    other_batches: int
-    fold_games: int
-    fold_reps: int
-    legal_games: int
-    legal_reps: int
-
-
-FULL = Sizes(
-    main_games=500,
-    main_batches=9,
-    other_games=200,
-    other_batches=5,
-    fold_games=200,
-    fold_reps=10,
-    legal_games=100,
-    legal_reps=3,
-)
-QUICK = Sizes(
-    main_games=25,
-    main_batches=3,
-    other_games=8,
-    other_batches=2,
-    fold_games=20,
-    fold_reps=2,
-    legal_games=10,
-    legal_reps=2,
-)
-
-
-# --- statistics -----------------------------------------------------------------------------------------------
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile (``pct`` in 0-100) of a non-empty sample."""
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * pct // 100))
-    return ordered[int(rank) - 1]
-
-
-def summary(values: Sequence[float]) -> dict[str, float]:
-    return {
-        "median": statistics.median(values),
-        "p95": percentile(values, 95),
-        "min": min(values),
-        "max": max(values),
-        "n": len(values),
-    }
-
-
-# --- 1. throughput ----------------------------------------------------------------------------------------------
-
-
-def decisions(options: GameOptions, events: Sequence[Event]) -> int:
-    """The ``execute`` calls a game took: placements, and selections outside the last (forced) round."""
-    count = 0
-    round_ = 1
-    for e in events:
-        kind = e["type"]
-        if kind == PIECE_PLACED:
-            count += 1
-        elif kind == PIECES_SELECTED:
-            count += round_ < options.rounds
-        elif kind == ROUND_STARTED:
-            round_ = e["round"]
-    return count
-
-
-def throughput(options: GameOptions, games: int, batches: int, label: str) -> dict[str, Any]:
-    """Play the same ``games`` seeded games ``batches`` times; the median batch gives games/s."""
-    bots = ["random"] * options.players
-    seeds = [f"{SEED}:{label}:{i}" for i in range(games)]
-    actions = events = 0
-    for seed in seeds[: max(1, games // 10)]:  # warm-up
-        play_game(options, bots, seed)
-    batch_s: list[float] = []
-    batch_cpu_s: list[float] = []
-    for _ in range(batches):
-        actions = events = 0
-        start, start_cpu = time.perf_counter_ns(), time.thread_time_ns()
-        for seed in seeds:
-            game = play_game(options, bots, seed)
-            events += len(game.events)
-            actions += decisions(options, game.events)
-        # Counting decisions is inside the timed loop; it costs well under 1% of a game.
-        batch_cpu_s.append((time.thread_time_ns() - start_cpu) / 1e9)
-        batch_s.append((time.perf_counter_ns() - start) / 1e9)
-    rates = [games / s for s in batch_s]
-    us_per_action = [s * 1e6 / actions for s in batch_s]
-    return {
-        "label": label,
-        "games_per_batch": games,
-        "batches": batches,
-        "games_per_s": summary(rates),
-        # The same on this thread's CPU time: time spent waiting for a busy machine's CPU is left out.
-        "games_per_s_cpu": summary([games / s for s in batch_cpu_s]),
-        "us_per_action": summary(us_per_action),
-        "actions_per_game": actions / games,
-        "events_per_game": events / games,
-    }
-
-
-# --- 2. fold ----------------------------------------------------------------------------------------------------
-
-
-def clock_overhead_ns(clock: Callable[[], int], samples: int = 20_000) -> float:
-    """The median time ``clock`` measures around an empty call: its own cost, to subtract."""
-    empty = lambda: None  # noqa: E731
-    values = []
-    for _ in range(samples):
-        start = clock()
-        empty()
-        values.append(clock() - start)
-    return statistics.median(values)
-
-
-def time_calls(calls: Sequence[Callable[[], object]], reps: int) -> tuple[list[float], list[float]]:
-    """Each call timed on its own, in ns: ``reps`` passes over all of them on the wall clock, then
-    ``reps`` on this thread's CPU clock, after one untimed pass.
-
-    The CPU clock leaves out time spent waiting for a busy machine's CPU; it costs about 1 µs to
-    read, so an empty call's median is subtracted. The wall clock's own ~0.1 µs is left in.
-    """
-    for call in calls:
-        call()
-    samples: dict[str, list[float]] = {"wall": [], "cpu": []}
-    for name, clock in (("wall", time.perf_counter_ns), ("cpu", time.thread_time_ns)):
-        overhead = clock_overhead_ns(clock) if name == "cpu" else 0.0
-        out = samples[name]
-        for _ in range(reps):
-            for call in calls:
-                start = clock()
-                call()
-                out.append(clock() - start - overhead)
-    return samples["wall"], samples["cpu"]
-
-
-def fold_latency(games: int, reps: int) -> dict[str, Any]:
-    options = GameOptions(players=4)
-    texts: list[str] = []
-    for i in range(games):
-        game = play_game(options, ["random"] * 4, f"{SEED}:fold:{i}")
-        text = json.dumps(game.events)
-        replayed = fold(json.loads(text))
-        if replayed.scores != game.state.scores or not replayed.is_finished:
-            raise AssertionError(f"fold of game {i} does not reproduce its final state")
-        texts.append(text)
-    parsed = [json.loads(t) for t in texts]  # ``fold`` reads events and never changes them
-
-    def with_json(text: str) -> Callable[[], object]:
-        return lambda: fold(json.loads(text))
-
-    def without_json(events: list[Event]) -> Callable[[], object]:
-        return lambda: fold(events)
-
-    with_ns, with_cpu_ns = time_calls([with_json(t) for t in texts], reps)
-    without_ns, without_cpu_ns = time_calls([without_json(e) for e in parsed], reps)
-    return {
-        "games": games,
-        "reps": reps,
-        "events_per_game": statistics.mean(len(e) for e in parsed),
-        "json_chars_per_game": statistics.mean(len(t) for t in texts),
-        "fold_json_ms": summary([ns / 1e6 for ns in with_ns]),
-        "fold_only_ms": summary([ns / 1e6 for ns in without_ns]),
-        "fold_json_cpu_ms": summary([ns / 1e6 for ns in with_cpu_ns]),
-        "fold_only_cpu_ms": summary([ns / 1e6 for ns in without_cpu_ns]),
-    }
-
-
-# --- 3. legal placements ----------------------------------------------------------------------------------------
-
-
-def placement_positions(games: int, rounds: tuple[int, ...] = (2, 3)) -> list[GameState]:
-    """Every state, in ``rounds`` of random 4-player games, in which a player is about to place a piece.
-
-    These are the states stored between two commands (the engine settles R16
-    redraws and lost pieces inside a command), i.e. what a client asks about.
-    """
-    positions: list[GameState] = []
-    options = GameOptions(players=4)
-    for i in range(games):
-        events = play_game(options, ["random"] * 4, f"{SEED}:legal:{i}").events
-        state = initial_state(events[0])
-        for e in events[1:]:
-            if e["type"] == PIECE_PLACED and state.round in rounds:
-                assert state.phase == PLACEMENT
-                assert state.to_act == e["player"]
-                positions.append(state.copy())
-            apply_in_place(state, e)
-    return positions
-
-
-def legal_latency(games: int, reps: int) -> dict[str, Any]:
-    positions = placement_positions(games)
-
-    def via_view(state: GameState, seat: int) -> Callable[[], object]:
-        return lambda: legal_actions(player_view(state, seat))
-
-    def direct(state: GameState, seat: int) -> Callable[[], object]:
-        board, hand, side = state.board, state.hands[seat], state.sides[seat]
-        selections = {c: state.selection[c] for c in state.colours[seat]}
-        return lambda: legal_placements(board, hand, side, selections)
-
-    turns: list[tuple[GameState, int]] = []
-    for state in positions:
-        assert state.to_act is not None
-        turns.append((state, state.to_act))
-    counts = [len(legal_actions(player_view(state, seat)).placements) for state, seat in turns]
-    api_ns, api_cpu_ns = time_calls([via_view(state, seat) for state, seat in turns], reps)
-    direct_ns, direct_cpu_ns = time_calls([direct(state, seat) for state, seat in turns], reps)
-    return {
-        "games": games,
-        "positions": len(positions),
-        "reps": reps,
-        "placements_per_position": summary(counts),
-        "legal_actions_us": summary([ns / 1e3 for ns in api_ns]),
-        "legal_placements_us": summary([ns / 1e3 for ns in direct_ns]),
-        "legal_actions_cpu_us": summary([ns / 1e3 for ns in api_cpu_ns]),
-        "legal_placements_cpu_us": summary([ns / 1e3 for ns in direct_cpu_ns]),
-    }
-
-
-# --- profile ----------------------------------------------------------------------------------------------------
-
-
-def profile(games: int, top: int) -> str:
-    """cProfile over ``games`` random 4-player games; the ``top`` functions by own time."""
-    options = GameOptions(players=4)
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for i in range(games):
-        play_game(options, ["random"] * 4, f"{SEED}:profile:{i}")
-    profiler.disable()
-    out = io.StringIO()
-    stats = pstats.Stats(profiler, stream=out)
-    stats.strip_dirs().sort_stats(pstats.SortKey.TIME).print_stats(top)
-    return out.getvalue()
-
-
-# --- report -----------------------------------------------------------------------------------------------------
-
-
-def environment() -> dict[str, Any]:
+def load_baseline(where: Path) -> ModuleType | None:
+    """The engine of ``BASELINE_COMMIT`` as the package ``baseline_engine``, or None without git."""
     try:
-        load: list[float] | None = [round(x, 2) for x in os.getloadavg()]
-    except OSError:  # pragma: no cover - not on every platform
-        load = None
-    return {
-        "python": sys.version.split()[0],
-        "implementation": platform.python_implementation(),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "load_average": load,
-        "gc_enabled": gc.isenabled(),
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", BASELINE_COMMIT, "games/engine"], capture_output=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    package = where / "baseline_engine"
+    package.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            if member.isfile() and member.name.endswith(".py"):
+                source = tar.extractfile(member)
+                assert source is not None
+                (package / Path(member.name).name).write_bytes(source.read())
+    sys.path.insert(0, str(where))
+    baseline = importlib.import_module("baseline_engine")
+    for name in ("bots", "events", "simulate"):
+        importlib.import_module(f"baseline_engine.{name}")
+    return baseline
+
+
+def batches(runs: dict[str, Callable[[], int]], repeat: int) -> dict[str, float]:
+    """Median seconds per item of each run, batches interleaved; a run returns its item count."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for warm_up in runs.values():
+        warm_up()
+    for _ in range(repeat):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            items = run()
+            times[name].append((time.perf_counter() - start) / items)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def random_games(eng: ModuleType, seeds: list[str]) -> Callable[[], int]:
+    options = eng.GameOptions(players=4)
+
+    def run() -> int:
+        for seed in seeds:
+            eng.simulate.play_game(options, ["random"] * 4, seed)
+        return len(seeds)
+
+    return run
+
+
+def validated_games(seeds: list[str]) -> Callable[[], int]:
+    """Today's engine playing the simulator's games through the validating ``execute``."""
+    options = engine.GameOptions(players=4)
+
+    def run() -> int:
+        for seed in seeds:
+            rng, bot_rng = random.Random(f"{seed}:game"), random.Random(f"{seed}:bots")
+            state = engine.initial_state(engine.create_game(options, rng))
+            while not state.is_finished:
+                seat = state.to_act
+                action = bots.random_bot(engine.player_view(state, seat), bot_rng)
+                state, _ = engine.execute(state, seat, action, rng, in_place=True)
+        return len(seeds)
+
+    return run
+
+
+def folds(eng: ModuleType, logs: list[list[dict[str, Any]]], *, from_json: bool = False) -> Callable[[], int]:
+    texts = [json.dumps(log) for log in logs]
+
+    def run() -> int:
+        for log, text in zip(logs, texts, strict=True):
+            eng.fold(json.loads(text) if from_json else log)
+        return len(logs)
+
+    return run
+
+
+def positions(eng: ModuleType, logs: list[list[dict[str, Any]]]) -> list[tuple[Any, int]]:
+    """Each placement turn of rounds 2-3 of ``logs``, folded by ``eng``: (state, seat to act)."""
+    found = []
+    for log in logs:
+        state = eng.initial_state(log[0])
+        for event in log[1:]:
+            if event["type"] == "piece_placed" and state.round in (2, 3):
+                found.append((state.copy(), state.to_act))
+            eng.events.apply_in_place(state, event)
+    return found
+
+
+def per_position(eng: ModuleType, turns: list[tuple[Any, int]], what: str) -> Callable[[], int]:
+    rng = random.Random(1)
+
+    def run() -> int:
+        for state, seat in turns:
+            view = eng.player_view(state, seat)
+            if what == "greedy":
+                eng.bots.greedy_bot(view, rng)
+            else:
+                eng.legal_actions(view)
+        return len(turns)
+
+    return run
+
+
+def search_rate(players: int, iterations: int) -> float:
+    """Iterations per second of the strong bot's search, at a placement of round 2."""
+    rng, bot_rng = random.Random(5), random.Random(6)
+    state = engine.initial_state(engine.create_game(engine.GameOptions(players=players), rng))
+    while state.round < 2 or state.phase != "placement":
+        seat = state.to_act
+        state, _ = engine.execute(state, seat, bots.greedy_bot(engine.player_view(state, seat), bot_rng), rng)
+    view = engine.player_view(state, state.to_act)
+    start = time.perf_counter()
+    search.choose(view, random.Random(1), search.Budget(iterations=iterations, seconds=None))
+    return iterations / (time.perf_counter() - start)
+
+
+def run(quick: bool) -> dict[str, Any]:
+    n_games, n_logs, repeat = (4, 3, 3) if quick else (40, 24, 9)
+    with tempfile.TemporaryDirectory() as where:
+        baseline = load_baseline(Path(where))
+        make = baseline.simulate.play_game if baseline else simulate.play_game
+        options = (baseline or engine).GameOptions(players=4)
+        logs = [make(options, ["random"] * 4, f"bench:log:{i}").events for i in range(n_logs)]
+        seeds = [f"bench:game:{i}" for i in range(n_games)]
+        engines = {"new": engine} | ({"old": baseline} if baseline else {})
+        turns = {name: positions(eng, logs[: max(2, n_logs // 4)]) for name, eng in engines.items()}
+        measured: dict[str, dict[str, float]] = {}
+        for figure, runs in {
+            "games": {name: random_games(eng, seeds) for name, eng in engines.items()}
+            | {"new, validated": validated_games(seeds)},
+            "fold": {
+                name: (lambda e=eng: [e.fold(log) for log in logs] and len(logs)) for name, eng in engines.items()
+            },
+            "greedy": {name: per_position(eng, turns[name], "greedy") for name, eng in engines.items()},
+            "legal": {name: per_position(eng, turns[name], "legal") for name, eng in engines.items()},
+        }.items():
+            print(f"measuring {figure} ...", file=sys.stderr, flush=True)
+            measured[figure] = batches(runs, repeat)
+        fold_json = batches({"new": folds(engine, logs, from_json=True)}, repeat)["new"]
+        rates = {f"{p}p": search_rate(p, 10 if quick else 200) for p in (2, 4)}
+    comparisons = {
+        figure: {
+            "old_s": times.get("old"),
+            "new_s": times["new"],
+            **({"new_validated_s": times["new, validated"]} if "new, validated" in times else {}),
+            "speedup": times["old"] / times["new"] if "old" in times else None,
+            "target": TARGETS[figure],
+        }
+        for figure, times in measured.items()
     }
-
-
-def figure(value: float, cpu_value: float, unit: str, target: float, at_least: bool) -> dict[str, Any]:
-    """A headline figure (wall clock) beside its target, and the same on CPU time (for a busy machine)."""
-
-    def meets(v: float) -> bool:
-        return v >= target if at_least else v <= target
-
     return {
-        "value": value,
-        "cpu_value": cpu_value,
-        "unit": unit,
-        "target": target,
-        "comparison": ">=" if at_least else "<=",
-        "met": meets(value),
-        "met_on_cpu_time": meets(cpu_value),
-    }
-
-
-def run(sizes: Sizes, quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
-    started = time.perf_counter()
-    progress("throughput: 4 players ...")
-    main = throughput(GameOptions(players=4), sizes.main_games, sizes.main_batches, "4p")
-    others = []
-    for label, options in (
-        ("2p", GameOptions(players=2)),
-        ("3p", GameOptions(players=3)),
-        ("4p-six-rounds", GameOptions(players=4, six_rounds=True)),
-    ):
-        progress(f"throughput: {label} ...")
-        others.append(throughput(options, sizes.other_games, sizes.other_batches, label))
-    progress("fold ...")
-    folded = fold_latency(sizes.fold_games, sizes.fold_reps)
-    progress("legal placements ...")
-    legal = legal_latency(sizes.legal_games, sizes.legal_reps)
-    return {
-        "environment": environment(),
+        "method": "time.perf_counter; median of interleaved batches; baseline = games/engine at " + BASELINE_COMMIT,
         "quick": quick,
-        "seconds": time.perf_counter() - started,
+        "python": sys.version.split()[0],
+        "comparisons": comparisons,
+        "search_iterations_per_s": rates,
+        # The three figures the repository's smoke test reads (today's engine).
         "figures": {
-            "games_per_s_4p": figure(
-                main["games_per_s"]["median"],
-                main["games_per_s_cpu"]["median"],
-                "games/s",
-                TARGET_GAMES_PER_S,
-                at_least=True,
-            ),
-            "fold_json_ms": figure(
-                folded["fold_json_ms"]["median"],
-                folded["fold_json_cpu_ms"]["median"],
-                "ms",
-                TARGET_FOLD_MS,
-                at_least=False,
-            ),
-            "legal_actions_us": figure(
-                legal["legal_actions_us"]["median"],
-                legal["legal_actions_cpu_us"]["median"],
-                "µs",
-                TARGET_LEGAL_US,
-                at_least=False,
-            ),
+            "games_per_s_4p": {"value": 1.0 / measured["games"]["new"], "unit": "games/s"},
+            "fold_json_ms": {"value": fold_json * 1e3, "unit": "ms"},
+            "legal_actions_us": {"value": measured["legal"]["new"] * 1e6, "unit": "µs"},
         },
-        "throughput": [main, *others],
-        "fold": folded,
-        "legal": legal,
     }
 
 
-def verdict(fig: dict[str, Any]) -> str:
-    def word(met: bool) -> str:
-        return "met" if met else "NOT MET"
-
-    return (
-        f"target {fig['comparison']} {fig['target']:,g} {fig['unit']}: {word(fig['met'])}"
-        f" (on CPU time: {word(fig['met_on_cpu_time'])})"
-    )
-
-
-def print_report(r: dict[str, Any]) -> None:
-    env = r["environment"]
-    print(f"Python {env['python']} ({env['implementation']}) on {env['platform']}")
-    print(f"{env['cpu_count']} CPUs, load average {env['load_average']}; one process, one core, GC on")
-    print("Medians on the wall clock; 'cpu' is the same median on this thread's CPU time (no waiting for the CPU)")
-    print(f"{'quick (smoke) run: not for comparison' if r['quick'] else 'full run'}; {r['seconds']:.1f} s")
-    figs = r["figures"]
-
-    print("\n1. Random-bot games per second (play_game; median batch [min-max; cpu])")
-    for t in r["throughput"]:
-        g, a, c = t["games_per_s"], t["us_per_action"], t["games_per_s_cpu"]
-        line = (
-            f"   {t['label']:<14} {g['median']:6,.0f} games/s [{g['min']:,.0f}-{g['max']:,.0f}; cpu {c['median']:,.0f}]"
-            f"   {a['median']:6.1f} µs/action ({t['actions_per_game']:.0f} actions, {t['events_per_game']:.0f} events"
-            f" per game; {t['batches']} x {t['games_per_batch']} games)"
+def print_report(results: dict[str, Any]) -> None:
+    print(f"Engine benchmark ({results['method']}; Python {results['python']})")
+    if results["quick"]:
+        print("quick run: rough figures, not for comparison")
+    units = {"games": ("games/s", lambda s: 1 / s), "fold": ("ms", lambda s: s * 1e3)}
+    print(f"{'figure':<34} {'baseline':>12} {'today':>12} {'speed-up':>9} {'target':>7}  met")
+    for figure, c in results["comparisons"].items():
+        unit, show = units.get(figure, ("µs", lambda s: s * 1e6))
+        old = f"{show(c['old_s']):.1f}" if c["old_s"] else "-"
+        speedup = f"{c['speedup']:.2f}x" if c["speedup"] else "-"
+        met = "yes" if c["speedup"] and c["speedup"] >= c["target"] else "NO"
+        label = {"games": "random 4-player games", "fold": "fold a finished 4-player game"}.get(figure, figure)
+        label = {"greedy": "greedy decision", "legal": "legal_actions(player_view(...))"}.get(figure, label)
+        print(
+            f"{label + ' (' + unit + ')':<34} {old:>12} {show(c['new_s']):>12.1f} {speedup:>9} {c['target']:>6}x  {met}"
         )
-        print(line)
-    print(f"   {verdict(figs['games_per_s_4p'])}")
-
-    f = r["fold"]
-    fj, fo = f["fold_json_ms"], f["fold_only_ms"]
-    fjc, foc = f["fold_json_cpu_ms"], f["fold_only_cpu_ms"]
-    print(
-        f"\n2. Fold a finished 4-player game from its stored JSON ({f['games']} games x {f['reps']} reps,"
-        f" {f['events_per_game']:.0f} events, {f['json_chars_per_game']:,.0f} chars)"
-    )
-    print(
-        f"   fold(json.loads(text)): median {fj['median']:.3f} ms, p95 {fj['p95']:.3f} ms, cpu {fjc['median']:.3f} ms"
-    )
-    print(
-        f"   fold(events) only:      median {fo['median']:.3f} ms, p95 {fo['p95']:.3f} ms, cpu {foc['median']:.3f} ms"
-    )
-    print(f"   {verdict(figs['fold_json_ms'])}")
-
-    lg = r["legal"]
-    la, lp, n = lg["legal_actions_us"], lg["legal_placements_us"], lg["placements_per_position"]
-    lac, lpc = lg["legal_actions_cpu_us"], lg["legal_placements_cpu_us"]
-    print(
-        f"\n3. Legal placements of a mid-game position ({lg['positions']} placement turns in rounds 2-3"
-        f" of {lg['games']} games x {lg['reps']} reps; {n['median']:.0f} placements median, {n['max']:.0f} max)"
-    )
-    print(
-        f"   legal_actions(player_view(state, seat)): median {la['median']:.1f} µs, p95 {la['p95']:.1f} µs,"
-        f" cpu {lac['median']:.1f} µs"
-    )
-    print(
-        f"   rules.legal_placements(...) directly:    median {lp['median']:.1f} µs, p95 {lp['p95']:.1f} µs,"
-        f" cpu {lpc['median']:.1f} µs"
-    )
-    print(f"   {verdict(figs['legal_actions_us'])}")
+        if "new_validated_s" in c:
+            validated = c["new_validated_s"]
+            ratio = f"{c['old_s'] / validated:.2f}x" if c["old_s"] else "-"
+            print(f"{'  ... through the validating execute':<34} {'':>12} {show(validated):>12.1f} {ratio:>9}")
+    fold_json = results["figures"]["fold_json_ms"]["value"]
+    print(f"fold(json.loads(text)) today: {fold_json:.3f} ms")
+    rates = ", ".join(f"{k}: {v:.0f}" for k, v in results["search_iterations_per_s"].items())
+    print(f"strong bot search, iterations/s at a round-2 placement: {rates}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds (figures are rough)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON only")
-    parser.add_argument("--profile", action="store_true", help="instead of timing, cProfile random 4-player games")
-    parser.add_argument("--profile-games", type=int, default=200, metavar="N", help="games to profile (200)")
-    parser.add_argument("--top", type=int, default=8, metavar="N", help="functions listed by --profile (8)")
     args = parser.parse_args(argv)
-
-    if args.profile:
-        print(profile(args.profile_games, args.top))
-        return 0
-
-    def progress(message: str) -> None:
-        if not args.json:
-            print(message, file=sys.stderr, flush=True)
-
-    results = run(QUICK if args.quick else FULL, args.quick, progress)
+    results = run(args.quick)
     if args.json:
         print(json.dumps(results, indent=2, ensure_ascii=False))
     else:

@@ -1,4 +1,8 @@
-"""Command line: ``python -m games.engine simulate --players 4 --games 10 --seed 1``."""
+"""Command line.
+
+python -m games.engine simulate --players 4 --games 10 --seed 1 [--bots strong,greedy --iterations 200]
+python -m games.engine arena --players 2 --bots strong,greedy --games 200 [--iterations N | --seconds S]
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from .arena import line_up, play_match, report
 from .bots import BOTS
 from .errors import RuleError
 from .options import GameOptions
@@ -20,6 +25,36 @@ def _bots(value: str) -> list[str]:
         if kind not in BOTS:
             raise argparse.ArgumentTypeError(f"unknown bot {kind!r}; choose from {', '.join(BOTS)}")
     return kinds
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return number
+
+
+def _budget_arguments(parser: argparse.ArgumentParser) -> None:
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--iterations",
+        type=_positive_int,
+        help="search bots (strong) search this many iterations a decision: deterministic for a seed",
+    )
+    budget.add_argument("--seconds", type=_positive_float, help="search bots search this long a decision (1 s)")
 
 
 def _progress(done: int, total: int) -> None:
@@ -44,7 +79,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--bots", type=_bots, default=["random"], help="one kind for every seat, or one per seat: random,greedy,..."
     )
     sim.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
+    _budget_arguments(sim)
+    arena = commands.add_parser("arena", help="seat-balanced bot matches: win shares, 95%% intervals and Elo")
+    arena.add_argument("--players", type=int, choices=(2, 3, 4), required=True)
+    arena.add_argument("--six-rounds", action="store_true", help="4 players: six rounds of four pieces")
+    arena.add_argument("--bots", type=_bots, required=True, help="one kind per seat; the last fills the rest")
+    arena.add_argument("--games", type=_positive_int, required=True, help="rounded up to whole rotations of seats")
+    arena.add_argument("--seed", default="arena", help="the deals (default: arena)")
+    arena.add_argument("--no-progress", action="store_true", help="never print progress")
+    _budget_arguments(arena)
     args = parser.parse_args(argv)
+    if args.command == "arena":
+        return _arena(parser, args)
 
     bots: list[str] = args.bots
     if len(bots) == 1:
@@ -63,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     show_progress = not args.no_progress and args.games >= 20 and sys.stderr.isatty()
     out = sys.stdout
     try:
-        for done, game in enumerate(simulate(options, bots, args.games, args.seed), start=1):
+        games = simulate(options, bots, args.games, args.seed, iterations=args.iterations, seconds=args.seconds)
+        for done, game in enumerate(games, start=1):
             out.write(json.dumps(game_record(game.events), separators=(",", ":")) + "\n")
             if show_progress and (done % max(1, args.games // 100) == 0 or done == args.games):
                 _progress(done, args.games)
@@ -71,6 +118,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly like other Unix tools
         sys.stderr.close()
         return 0
+    return 0
+
+
+def _arena(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    try:
+        options = GameOptions(players=args.players, six_rounds=args.six_rounds)
+        seats = line_up(args.bots, args.players)
+    except (RuleError, ValueError) as error:
+        parser.error(str(error))
+    budget = f"{args.iterations} iterations" if args.iterations else f"{args.seconds or 1.0:g} s"
+    print(
+        f"arena: {args.players} players, seats {','.join(seats)}, search budget {budget} a decision, seed {args.seed}"
+    )
+
+    def progress(done: int, total: int) -> None:
+        if not args.no_progress:
+            print(f"  {done}/{total} games", file=sys.stderr, flush=True)
+
+    standings = play_match(
+        options, seats, args.games, args.seed, iterations=args.iterations, seconds=args.seconds, progress=progress
+    )
+    for line in report(standings, args.players):
+        print(line)
     return 0
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .constants import COLOUR_NAMES
-from .errors import RuleError
+from .errors import refuse
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +25,12 @@ class SelectPieces:
     colour: int | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "pieces", tuple(sorted(self.pieces)))
+        pieces = self.pieces
+        # Whole numbers only (True is not a piece): anything else is refused here, where it is
+        # sorted, rather than failing later with a TypeError. Which sizes exist is R9's business.
+        if not isinstance(pieces, (tuple, list)) or any(type(p) is not int for p in pieces):
+            raise refuse("selection_not_sizes")
+        object.__setattr__(self, "pieces", tuple(sorted(pieces)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,14 +61,29 @@ class UndoLastPlacement:
 
 Action = SelectPieces | PlacePiece | Resign | UndoLastPlacement
 
+_PLACEMENTS = tuple(
+    PlacePiece(card, city, size, colour)
+    for card in range(9)
+    for city in range(6)
+    for size in (1, 2, 3, 4)
+    for colour in (None, 0, 1, 2, 3)
+)
 
-def _int(data: dict[str, Any], key: str, *, lo: int, hi: int, one_based: bool) -> int:
+
+def place_action(card: int, city: int, size: int, colour: int | None) -> PlacePiece:
+    """``PlacePiece(card, city, size, colour)`` for valid values, made once: actions are
+    values, so the bots and the search share instances instead of building thousands."""
+    return _PLACEMENTS[((card * 6 + city) * 4 + size - 1) * 5 + (0 if colour is None else colour + 1)]
+
+
+def _number(data: dict[str, Any], key: str, *, hi: int) -> int:
+    """A whole number from 1 to ``hi`` (not a bool, not a float, not text)."""
     value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"bad_{key}", f"'{key}' must be a whole number from {lo} to {hi}.")
-    if not lo <= value <= hi:
-        raise RuleError(f"bad_{key}", f"'{key}' must be from {lo} to {hi}; got {value}.")
-    return value - 1 if one_based else value
+    if type(value) is not int:
+        raise refuse(f"json_{key}")
+    if not 1 <= value <= hi:
+        raise refuse(f"json_{key}_range", value=value)
+    return value
 
 
 def _colour(data: dict[str, Any]) -> int | None:
@@ -72,7 +92,7 @@ def _colour(data: dict[str, Any]) -> int | None:
         return None
     if isinstance(value, str) and value.lower() in COLOUR_NAMES:
         return COLOUR_NAMES.index(value.lower())
-    raise RuleError("bad_colour", f"'colour' must be one of {', '.join(COLOUR_NAMES)}.")
+    raise refuse("json_colour")
 
 
 def action_from_json(data: Any) -> Action:
@@ -80,32 +100,31 @@ def action_from_json(data: Any) -> Action:
 
     ``{"type": "place", "card": 5, "city": 3, "size": 2, "colour": "red"}``,
     ``{"type": "select", "pieces": [1, 1, 2, 3, 4, 4]}``, ``{"type": "resign"}``.
+    Anything else is refused with a ``RuleError``.
     """
     if not isinstance(data, dict):
-        raise RuleError("bad_action", "An action must be a JSON object with a 'type'.")
+        raise refuse("json_not_object")
     kind = data.get("type")
     if kind == "place":
         return PlacePiece(
-            card=_int(data, "card", lo=1, hi=9, one_based=True),
-            city=_int(data, "city", lo=1, hi=6, one_based=True),
-            size=_int(data, "size", lo=1, hi=4, one_based=False),
+            card=_number(data, "card", hi=9) - 1,
+            city=_number(data, "city", hi=6) - 1,
+            size=_number(data, "size", hi=4),
             colour=_colour(data),
         )
     if kind == "select":
         pieces = data.get("pieces")
-        if not isinstance(pieces, list) or not all(
-            isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= 4 for p in pieces
-        ):
-            raise RuleError("bad_selection", "R9: 'pieces' must be a list of piece sizes from 1 to 4.", rule="R9")
+        if not isinstance(pieces, list) or not all(type(p) is int and 1 <= p <= 4 for p in pieces):
+            raise refuse("selection_not_sizes")
         return SelectPieces(pieces=tuple(pieces), colour=_colour(data))
     if kind == "resign":
         return Resign()
     if kind == "undo":
         reason = data.get("reason", "")
         if not isinstance(reason, str):
-            raise RuleError("bad_action", "'reason' must be text.")
+            raise refuse("undo_reason")
         return UndoLastPlacement(reason=reason)
-    raise RuleError("bad_action", "An action's 'type' must be one of place, select, resign.")
+    raise refuse("json_type")
 
 
 def action_to_json(action: Action) -> dict[str, Any]:

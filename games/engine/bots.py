@@ -7,13 +7,14 @@ can never use another hand or the draw pile's order.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
-from .actions import Action, PlacePiece, Resign, SelectPieces
-from .constants import CITIES, LOTS_PER_CITY, PIECES_PER_SIZE
-from .rotation import CARD_TO_LOT
-from .rules import Placement, can_place, legal_placements, score_board
-from .state import PLACEMENT, SELECTION, Building
+from .actions import Action, PlacePiece, Resign, SelectPieces, place_action
+from .board import Board
+from .constants import CITIES, LOTS_PER_CITY, PIECES_PER_SIZE, TALLEST_POINTS
+from .rotation import CARD_INDEXES
+from .rules import PLACEMENTS, Placement, legal_placements, sizes_left
+from .state import PLACEMENT, SELECTION
 from .views import PlayerView
 
 Bot = Callable[[PlayerView, random.Random], Action]
@@ -27,7 +28,7 @@ def _seat(view: PlayerView) -> int:
 
 def _as_action(view: PlayerView, seat: int, p: Placement) -> PlacePiece:
     two_colours = len(view.colours[seat]) > 1
-    return PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour if two_colours else None)
+    return place_action(p.card, p.city, p.size, p.colour if two_colours else None)
 
 
 def random_bot(view: PlayerView, rng: random.Random) -> Action:
@@ -44,25 +45,29 @@ def random_bot(view: PlayerView, rng: random.Random) -> Action:
     # placements and much cheaper than listing them all on every turn.
     cards = sorted(set(view.hand))
     pieces = [(c, s) for c in view.colours[seat] for s in (1, 2, 3, 4) if view.selection[c][s - 1]]
-    to_lot = CARD_TO_LOT[view.sides[seat]]
+    two_colours = len(view.colours[seat]) > 1
+    by_card = CARD_INDEXES[view.sides[seat]]
+    owners, storeys = view.board.owner, view.board.storeys
     random_float = rng.random  # several times cheaper than randrange in this loop
+    n_cards, n_pieces = len(cards), len(pieces)
     for _ in range(32):
-        card = cards[int(random_float() * len(cards))]
-        city = int(random_float() * CITIES)
-        colour, size = pieces[int(random_float() * len(pieces))]
-        if can_place(view.board[city * LOTS_PER_CITY + to_lot[card]], colour, size):
-            return _as_action(view, seat, Placement(card, city, to_lot[card], size, colour))
+        card = cards[int(random_float() * n_cards)]
+        index = by_card[card][int(random_float() * CITIES)]
+        colour, size = pieces[int(random_float() * n_pieces)]
+        owner = owners[index]  # R14, as Board.accepts, inlined: this loop is most of a random game
+        if owner < 0 or owner == colour or storeys[index * 4 + colour] + size >= storeys[index * 4 + owner]:
+            return place_action(card, index // LOTS_PER_CITY, size, colour if two_colours else None)
     return _as_action(view, seat, rng.choice(view.legal_placements()))
 
 
-def _greedy_selection(view: PlayerView, colour: int) -> tuple[int, ...]:
+def balanced_selection(reserve: Sequence[int], k: int) -> tuple[int, ...]:
     """Keep the reserve balanced: take from the size with the largest share left,
     larger sizes first on a tie, so every round has some takeover power."""
-    reserve = list(view.reserve[colour])
+    left = list(reserve)
     chosen: list[int] = []
-    for _ in range(view.options.pieces_per_round):
-        size = max((s for s in (4, 3, 2, 1) if reserve[s - 1]), key=lambda s: reserve[s - 1] / PIECES_PER_SIZE[s - 1])
-        reserve[size - 1] -= 1
+    for _ in range(k):
+        size = max((s for s in (4, 3, 2, 1) if left[s - 1]), key=lambda s: left[s - 1] / PIECES_PER_SIZE[s - 1])
+        left[size - 1] -= 1
         chosen.append(size)
     return tuple(sorted(chosen))
 
@@ -78,39 +83,152 @@ def greedy_bot(view: PlayerView, rng: random.Random) -> Action:
     if view.phase == SELECTION:
         colour = view.selecting_colour
         assert colour is not None
-        return SelectPieces(pieces=_greedy_selection(view, colour), colour=colour)
-    placements = view.legal_placements()
-    if not placements:
+        return SelectPieces(
+            pieces=balanced_selection(view.reserve[colour], view.options.pieces_per_round), colour=colour
+        )
+    if view.phase != PLACEMENT or view.hand is None:
         return Resign()
-    mine = view.colours[seat]
-    others = [cs for p, cs in enumerate(view.colours) if p != seat]
-    all_colours = sorted(view.scores)
-    board = list(view.board)
-    best_key: tuple[int, int] | None = None
-    best: list[Placement] = []
-    for p in placements:
-        index = p.city * LOTS_PER_CITY + p.lot
-        before = board[index]
-        board[index] = Building.new(p.colour, p.size) if before is None else before.add(p.colour, p.size)
-        points = score_board(board, all_colours)
-        board[index] = before
-        diff = sum(points[c] for c in mine) - max((sum(points[c] for c in cs) for cs in others), default=0)
-        key = (diff, -p.size)
-        if best_key is None or key > best_key:
-            best_key, best = key, [p]
-        elif key == best_key:
-            best.append(p)
+    selections = {c: view.selection[c] for c in view.colours[seat]}
+    best = greedy_placements(view.board, view.hand, view.sides[seat], selections, view.colours, seat)
     return _as_action(view, seat, best[rng.randrange(len(best))])
 
 
-BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot}
+def greedy_placements(
+    board: Board,
+    hand: Sequence[int],
+    side: int,
+    selections: Mapping[int, Sequence[int]],
+    colours: Sequence[Sequence[int]],
+    seat: int,
+) -> list[Placement]:
+    """``best_placements(board, legal_placements(board, hand, side, selections), colours, seat)``
+    in one pass, without listing the placements first: the greedy bot's and the playouts' choice.
+
+    For each lot and colour the points but for the tallest bonus are worked out once; a
+    piece's size then only decides who, if anyone, has the single tallest building.
+    """
+    players = range(len(colours))
+    player_of = {c: p for p in players for c in colours[p]}
+    others = [p for p in players if p != seat]
+    two_colours = len(colours[seat]) > 1
+    options = [(colour, sizes) for colour, counts in sorted(selections.items()) if (sizes := sizes_left(counts))]
+    owners, storeys, heights = board.owner, board.storeys, board.height
+    by_card = CARD_INDEXES[side]
+    made_for_side = PLACEMENTS[side]
+    best_key: tuple[int, int] = (-1_000_000, 0)
+    best: list[Placement] = []
+    for card in sorted(set(hand)):
+        made_for_card = made_for_side[card]
+        for city, index in enumerate(by_card[card]):
+            owner = owners[index]
+            for colour, sizes in options:
+                need = 0 if owner < 0 or owner == colour else storeys[index * 4 + owner] - storeys[index * 4 + colour]
+                if sizes[-1] < need:
+                    continue  # R14: no piece left is big enough to take it over
+                points = board.points_untallest(index, colour)
+                if two_colours:  # R18: a player's points are their colours' sum
+                    totals = [sum(points[c] for c in colours[p]) for p in players]
+                else:
+                    totals = [points[cs[0]] for cs in colours]
+                mine = totals[seat]
+                others_best = max([totals[p] for p in others])
+                tied = mine - others_best  # equal to the tallest: nobody has the bonus
+                taller = tied + TALLEST_POINTS  # above it: this colour, the seat's, alone
+                lower = tied  # below it: the single tallest's owner keeps the bonus
+                if board.tallest_count == 1:
+                    holder = player_of[board.tallest_owner]
+                    lower = taller if holder == seat else mine - max(others_best, totals[holder] + TALLEST_POINTS)
+                taller_from = board.tallest - heights[index]
+                row = made_for_card[city][colour]
+                for size in sizes:
+                    if size < need:
+                        continue
+                    key = (lower if size < taller_from else tied if size == taller_from else taller, -size)
+                    if key > best_key:
+                        best_key, best = key, [row[size - 1]]
+                    elif key == best_key:
+                        best.append(row[size - 1])
+    return best
 
 
-def bot_for(kind: str) -> Bot:
-    try:
-        return BOTS[kind]
-    except KeyError:
-        raise ValueError(f"unknown bot kind {kind!r}; choose from {', '.join(BOTS)}") from None
+def best_placements(
+    board: Board, placements: list[Placement], colours: Sequence[Sequence[int]], seat: int
+) -> list[Placement]:
+    """The placements with the best immediate score difference, then the smallest piece.
+
+    The difference is ``seat``'s colours' round score minus the best other
+    player's, scored as if the round ended now (R17/R18). ``placements`` come
+    from ``legal_placements``, grouped by card, city and colour: each group's
+    outcomes are worked out once (``Board.outcomes``), and a size only picks one.
+    """
+    mine = colours[seat]
+    others = [cs for p, cs in enumerate(colours) if p != seat]
+    best_key: tuple[int, int] = (-1_000_000, 0)
+    best: list[Placement] = []
+    group: tuple[int, int, int] | None = None
+    taller_from = 0
+    diffs: list[int | None] = [None, None, None]
+    outcomes: tuple[list[int], list[int], list[int]] = ([], [], [])
+    for p in placements:
+        if (p.city, p.lot, p.colour) != group:
+            group = (p.city, p.lot, p.colour)
+            outcomes, taller_from = board.outcomes(p.city * LOTS_PER_CITY + p.lot, p.colour)
+            diffs = [None, None, None]
+        case = (p.size >= taller_from) + (p.size > taller_from)
+        diff = diffs[case]
+        if diff is None:
+            points = outcomes[case]
+            diff = diffs[case] = sum(points[c] for c in mine) - max([sum(points[c] for c in cs) for cs in others])
+        key = (diff, -p.size)
+        if key > best_key:
+            best_key, best = key, [p]
+        elif key == best_key:
+            best.append(p)
+    return best
 
 
-__all__ = ["BOTS", "Bot", "bot_for", "greedy_bot", "legal_placements", "random_bot"]
+def strong_bot(view: PlayerView, rng: random.Random) -> Action:
+    """The information-set Monte Carlo tree search (``search.py``), one second a decision."""
+    return strong_bot_with()(view, rng)
+
+
+def strong_bot_with(*, iterations: int | None = None, seconds: float | None = None) -> Bot:
+    """The strong bot with a budget per decision: ``iterations`` (deterministic for a given
+    generator), ``seconds`` (a time limit), or both (whichever ends first). With neither,
+    one second."""
+    from .search import Budget, choose  # the search uses the bots' helpers: imported when used
+
+    budget = Budget(iterations=iterations, seconds=seconds if seconds is not None or iterations else 1.0)
+
+    def bot(view: PlayerView, rng: random.Random) -> Action:
+        _seat(view)
+        return choose(view, rng, budget)
+
+    return bot
+
+
+BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "strong": strong_bot}
+SEARCH_BOTS = frozenset({"strong"})
+"""Bots that search, and so take a budget (``bot_for(kind, iterations=..., seconds=...)``)."""
+
+
+def bot_for(kind: str, *, iterations: int | None = None, seconds: float | None = None) -> Bot:
+    """The bot of ``kind``; a search bot (``strong``) gets the budget given, if any."""
+    if kind not in BOTS:
+        raise ValueError(f"unknown bot kind {kind!r}; choose from {', '.join(BOTS)}")
+    if kind in SEARCH_BOTS and (iterations is not None or seconds is not None):
+        return strong_bot_with(iterations=iterations, seconds=seconds)
+    return BOTS[kind]
+
+
+__all__ = [
+    "BOTS",
+    "SEARCH_BOTS",
+    "Bot",
+    "bot_for",
+    "greedy_bot",
+    "legal_placements",
+    "random_bot",
+    "strong_bot",
+    "strong_bot_with",
+]

@@ -10,7 +10,7 @@ follow from, by the same fold that replays them later.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from .actions import Action, PlacePiece, Resign, SelectPieces, UndoLastPlacement
 from .constants import (
@@ -22,7 +22,7 @@ from .constants import (
     HAND_SIZE,
     RULESET,
 )
-from .errors import RuleError
+from .errors import refuse
 from .events import (
     GAME_CREATED,
     GAME_FINISHED,
@@ -39,12 +39,11 @@ from .events import (
     colour_points,
 )
 from .options import GameOptions
-from .rotation import CARD_TO_LOT
-from .rules import any_lot_accepts, can_place, has_legal_placement, score_board, winners
+from .rotation import CARD_INDEXES, CARD_TO_LOT
+from .rules import any_lot_accepts, largest_pieces, placement_exists, winners
 from .state import FINISHED, PLACEMENT, ROUND_OVER, SELECTION, GameState
 
 V = EVENT_SCHEMA_VERSION
-Emit = Callable[[Event], None]
 
 
 def create_game(options: GameOptions, rng: random.Random) -> Event:
@@ -85,47 +84,90 @@ def execute(
     With ``in_place`` the caller gives up ``state``: it is advanced and
     returned instead of copied, which is what a tight loop such as the
     simulator wants. A refused action leaves it unchanged either way, since
-    nothing is applied until the action has been validated.
+    nothing is applied until the action has been validated. Anything that is
+    not a valid seat or action is refused with a ``RuleError`` too.
     """
     if state.phase == FINISHED:
-        raise RuleError("game_finished", "R19: the game is over; no more actions can be taken.", rule="R19")
-    work = state if in_place else state.copy()
-    events: list[Event] = []
-
-    def emit(event: Event) -> None:
-        events.append(event)
+        raise refuse("game_finished")
+    kind = type(action)
+    if kind is UndoLastPlacement:
+        assert isinstance(action, UndoLastPlacement)
+        if player is not None:
+            raise refuse("undo_forbidden")
+        if not isinstance(action.reason, str):
+            raise refuse("undo_reason")
+        event = _undo(state, action)
+        work = state if in_place else state.copy()
         apply_in_place(work, event)
+        return work, [event]
+    if type(player) is not int or not 0 <= player < state.players:
+        raise refuse("not_a_player")
+    if state.resigned[player]:
+        raise refuse("player_resigned")
+    if kind is Resign:
+        event = {"type": PLAYER_RESIGNED, "v": V, "player": player}
+    elif kind is SelectPieces:
+        assert isinstance(action, SelectPieces)
+        event = _select(state, player, action)
+    elif kind is PlacePiece:
+        assert isinstance(action, PlacePiece)
+        event = _place(state, player, action, rng)
+    else:
+        raise refuse("unknown_action", kind=kind.__name__)
+    work = state if in_place else state.copy()
+    return work, _emit_and_advance(work, event, rng)
 
-    if isinstance(action, UndoLastPlacement):
-        emit(_undo(work, action))
-        return work, events
-    if player is None or not 0 <= player < state.players:
-        raise RuleError("not_your_turn", "Only a player of this game can act.")
-    if work.resigned[player]:
-        raise RuleError("player_resigned", "You have resigned from this game.")
-    if isinstance(action, Resign):
-        emit({"type": PLAYER_RESIGNED, "v": V, "player": player})
-    elif isinstance(action, SelectPieces):
-        emit(_select(work, player, action))
-    elif isinstance(action, PlacePiece):
-        emit(_place(work, player, action, rng))
-    else:  # pragma: no cover - the Action union is closed
-        raise RuleError("bad_action", f"Unknown action {action!r}.")
-    _advance(work, emit, rng)
-    return work, events
+
+def execute_trusted(state: GameState, player: int, action: Action, rng: random.Random) -> list[Event]:
+    """The simulator's and the search's fast path: ``execute(..., in_place=True)``
+    for an action the engine itself chose for ``player``, the seat to act (a
+    built-in bot or the search, from that seat's view or legal actions).
+
+    Nothing is checked again, so anything else corrupts ``state``: outside
+    input always goes through ``execute``.
+    """
+    if type(action) is PlacePiece:
+        assert isinstance(action, PlacePiece)
+        colour = action.colour
+        if colour is None:
+            colour = _placing_colour(state, player, action)
+        event = _placement_event(state, player, action.card, action.city, action.size, colour, rng)
+    elif type(action) is SelectPieces:
+        assert isinstance(action, SelectPieces)
+        colour = state.selection_queue[0]
+        event = {"type": PIECES_SELECTED, "v": V, "player": player, "colour": colour, "pieces": list(action.pieces)}
+    elif type(action) is Resign:
+        event = {"type": PLAYER_RESIGNED, "v": V, "player": player}
+    else:
+        return execute(state, player, action, rng, in_place=True)[1]
+    return _emit_and_advance(state, event, rng)
+
+
+def _emit_and_advance(state: GameState, event: Event, rng: random.Random) -> list[Event]:
+    """Apply ``event`` and everything that follows it without a choice; all the events made."""
+    events = [event]
+    apply_in_place(state, event)
+    _advance(state, events, rng)
+    return events
+
+
+def _emit(state: GameState, events: list[Event], event: Event) -> None:
+    events.append(event)
+    apply_in_place(state, event)
 
 
 def _select(state: GameState, player: int, action: SelectPieces) -> Event:
     if state.phase != SELECTION:
-        raise RuleError("wrong_phase", "R9: pieces are selected only at the start of a round.", rule="R9")
+        raise refuse("select_wrong_phase")
     colour = state.selecting_colour
     assert colour is not None
     if state.colour_player[colour] != player:
-        raise RuleError("not_your_turn", "R9: another player selects their pieces now.", rule="R9")
+        raise refuse("select_out_of_turn")
     if action.colour is not None and action.colour != colour:
+        _check_colour(action.colour)
         if action.colour not in state.colours[player]:
-            raise RuleError("not_your_colour", f"R15: you do not play {COLOUR_NAMES[action.colour]}.", rule="R15")
-        raise RuleError("not_your_turn", f"R9: select the pieces of {COLOUR_NAMES[colour]} first.", rule="R9")
+            raise refuse("not_your_colour", colour=COLOUR_NAMES[action.colour])
+        raise refuse("select_colour_first", colour=COLOUR_NAMES[colour])
     check_selection(state.reserve[colour], action.pieces, state.options.pieces_per_round)
     return {"type": PIECES_SELECTED, "v": V, "player": player, "colour": colour, "pieces": list(action.pieces)}
 
@@ -133,72 +175,79 @@ def _select(state: GameState, player: int, action: SelectPieces) -> Event:
 def check_selection(reserve: Sequence[int], pieces: Sequence[int], k: int) -> None:
     """R9: exactly ``k`` pieces, each still in the colour's reserve."""
     if len(pieces) != k:
-        raise RuleError("bad_selection", f"R9: select exactly {k} pieces; you chose {len(pieces)}.", rule="R9")
+        raise refuse("selection_count", k=k, chosen=len(pieces))
     counts = [0, 0, 0, 0]
     for size in pieces:
-        if size not in (1, 2, 3, 4):
-            raise RuleError("bad_selection", f"R9: there is no piece of size {size}.", rule="R9")
+        if type(size) is not int or not 1 <= size <= 4:
+            raise refuse("selection_no_such_size", size=size if type(size) is int else repr(size))
         counts[size - 1] += 1
     for i in range(4):
         if counts[i] > reserve[i]:
-            raise RuleError(
-                "bad_selection",
-                f"R9: you chose {counts[i]} piece(s) of size {i + 1} but only {reserve[i]} remain in your reserve.",
-                rule="R9",
-            )
+            raise refuse("selection_not_in_reserve", chosen=counts[i], size=i + 1, left=reserve[i])
+
+
+def _check_colour(colour: object) -> None:
+    if type(colour) is not int or not 0 <= colour <= 3:
+        raise refuse("bad_colour")
 
 
 def _place(state: GameState, player: int, action: PlacePiece, rng: random.Random) -> Event:
     if state.phase != PLACEMENT:
-        raise RuleError("wrong_phase", "R10: pieces are placed only after every colour has selected.", rule="R10")
+        raise refuse("place_wrong_phase")
     if state.to_act != player:
-        raise RuleError("not_your_turn", "R10: it is another player's turn.", rule="R10")
-    if not 0 <= action.card <= 8:
-        raise RuleError("bad_card", "R3: a card shows one of the positions 1 to 9.", rule="R3")
-    if not 0 <= action.city <= 5:
-        raise RuleError("bad_city", "R1: the cities are numbered 1 to 6.", rule="R1")
-    if action.size not in (1, 2, 3, 4):
-        raise RuleError("bad_size", "R2: pieces have 1 to 4 storeys.", rule="R2")
+        raise refuse("place_out_of_turn")
+    card, city, size = action.card, action.city, action.size
+    if type(card) is not int or not 0 <= card <= 8:
+        raise refuse("bad_card")
+    if type(city) is not int or not 0 <= city <= 5:
+        raise refuse("bad_city")
+    if type(size) is not int or not 1 <= size <= 4:
+        raise refuse("bad_size")
+    if action.colour is not None:
+        _check_colour(action.colour)
     hand = state.hands[player]
-    if action.card not in hand:
-        shown = ", ".join(str(c + 1) for c in sorted(hand)) or "none"
-        raise RuleError(
-            "card_not_in_hand",
-            f"R10: you do not hold card {action.card + 1}; your hand is {shown}.",
-            rule="R10",
-        )
+    if card not in hand:
+        raise refuse("card_not_in_hand", card=card + 1, hand=", ".join(str(c + 1) for c in sorted(hand)))
     colour = _placing_colour(state, player, action)
-    if state.selection[colour][action.size - 1] == 0:
+    if state.selection[colour][size - 1] == 0:
         left = [s for s in (1, 2, 3, 4) for _ in range(state.selection[colour][s - 1])]
-        raise RuleError(
-            "piece_not_in_supply",
-            f"R9: only this round's selected pieces can be placed, and {COLOUR_NAMES[colour]} has no "
-            f"{action.size}-storey piece left (left: {', '.join(map(str, left)) or 'none'}).",
-            rule="R9",
-        )
-    lot = CARD_TO_LOT[state.sides[player]][action.card]
-    building = state.board[action.city * 9 + lot]
-    if not can_place(building, colour, action.size):
-        assert building is not None
-        need = building.storeys[building.owner]
-        mine = building.storeys[colour] + action.size
-        raise RuleError(
+        if not left:
+            raise refuse("piece_not_in_supply_none_left", colour=COLOUR_NAMES[colour], size=size)
+        raise refuse("piece_not_in_supply", colour=COLOUR_NAMES[colour], size=size, left=", ".join(map(str, left)))
+    index = CARD_INDEXES[state.sides[player]][card][city]
+    board = state.board
+    if not board.accepts(index, colour, size):
+        owner = board.owner[index]
+        raise refuse(
             "takeover_too_small",
-            f"R14: you need at least {need} storeys in this building to take it over from "
-            f"{COLOUR_NAMES[building.owner]}; this piece gives you {mine}.",
-            rule="R14",
+            need=board.storeys[index * 4 + owner],
+            owner=COLOUR_NAMES[owner],
+            mine=board.storeys[index * 4 + colour] + size,
         )
-    drew, reshuffle = _draw_cards(state, 1, extra_discards=[action.card], rng=rng)
+    return _placement_event(state, player, card, city, size, colour, rng)
+
+
+def _placement_event(
+    state: GameState, player: int, card: int, city: int, size: int, colour: int, rng: random.Random
+) -> Event:
+    """R10/R11: the placement's event, with the card drawn after it decided now."""
+    pile = state.draw_pile
+    if pile:
+        drew: int | None = pile[-1]
+        reshuffle = None
+    else:
+        drawn, reshuffle = _draw_cards(state, 1, extra_discards=[card], rng=rng)
+        drew = drawn[0] if drawn else None
     event: Event = {
         "type": PIECE_PLACED,
         "v": V,
         "player": player,
         "colour": colour,
-        "card": action.card,
-        "city": action.city,
-        "lot": lot,
-        "size": action.size,
-        "drew": drew[0] if drew else None,
+        "card": card,
+        "city": city,
+        "lot": CARD_TO_LOT[state.sides[player]][card],
+        "size": size,
+        "drew": drew,
     }
     if reshuffle is not None:
         event["reshuffle"] = reshuffle
@@ -210,7 +259,7 @@ def _placing_colour(state: GameState, player: int, action: PlacePiece) -> int:
     mine = state.colours[player]
     if action.colour is not None:
         if action.colour not in mine:
-            raise RuleError("not_your_colour", f"R15: you do not play {COLOUR_NAMES[action.colour]}.", rule="R15")
+            raise refuse("not_your_colour", colour=COLOUR_NAMES[action.colour])
         return action.colour
     if len(mine) == 1:
         return mine[0]
@@ -218,14 +267,8 @@ def _placing_colour(state: GameState, player: int, action: PlacePiece) -> int:
     if len(having) == 1:
         return having[0]
     if not having:
-        raise RuleError(
-            "piece_not_in_supply",
-            f"R9: only this round's selected pieces can be placed, and neither of your colours has a "
-            f"{action.size}-storey piece left.",
-            rule="R9",
-        )
-    names = " or ".join(COLOUR_NAMES[c] for c in mine)
-    raise RuleError("colour_required", f"R15: say which colour places this piece: {names}.", rule="R15")
+        raise refuse("piece_not_in_supply_either", size=action.size)
+    raise refuse("colour_required", colour=COLOUR_NAMES[mine[0]], other_colour=COLOUR_NAMES[mine[1]])
 
 
 def _draw_cards(
@@ -233,86 +276,77 @@ def _draw_cards(
 ) -> tuple[list[int], list[int] | None]:
     """R11: decide the next ``count`` cards drawn, reshuffling every discard
     pile (plus ``extra_discards``, cards being discarded by this very event)
-    into a new pile if the pile runs out. Returns the cards and the new pile."""
-    pile = list(state.draw_pile)
-    reshuffle: list[int] | None = None
-    drawn: list[int] = []
-    for _ in range(count):
-        if not pile:
-            if reshuffle is not None:
-                break
-            pool = [card for discard in state.discards for card in discard] + list(extra_discards)
-            if not pool:
-                break
-            rng.shuffle(pool)
-            reshuffle = pool
-            pile = list(pool)
-        drawn.append(pile.pop())
-    return drawn, reshuffle
+    into a new pile if the pile runs out. Returns the cards and the new pile.
+    The pile itself is left alone: the event that records the draw changes it."""
+    pile = state.draw_pile
+    if len(pile) >= count:  # the usual case: the top ``count`` cards, in the order they are drawn
+        return pile[: -count - 1 : -1], None
+    drawn = pile[::-1]
+    pool = [card for discard in state.discards for card in discard] + list(extra_discards)
+    if not pool:
+        return drawn, None
+    rng.shuffle(pool)
+    # Only one reshuffle per event: should the new pile run out too, nothing more is drawn.
+    drawn += pool[: -(count - len(drawn)) - 1 : -1]
+    return drawn, pool
 
 
 def _undo(state: GameState, action: UndoLastPlacement) -> Event:
     last = state.undoable
     if last is None:
-        raise RuleError(
-            "undo_unavailable",
-            "Only the last placement can be undone, and only before anything else has happened "
-            "(another placement, a redraw, a reshuffle or the end of the round).",
-        )
+        raise refuse("undo_unavailable")
     fields = ("player", "colour", "card", "city", "lot", "size", "drew")
     return {"type": PLACEMENT_UNDONE, "v": V, **{k: last[k] for k in fields}, "reason": action.reason}
 
 
-def _advance(state: GameState, emit: Emit, rng: random.Random) -> None:
-    """Play out everything that follows without a choice: forced selections,
-    R16 for the player to act, scoring, the next round and the end."""
+def _advance(state: GameState, events: list[Event], rng: random.Random) -> None:
+    """Play out everything that follows without a choice, appending and applying
+    its events: forced selections, R16 for the player to act, scoring, the next
+    round and the end."""
     while True:
+        phase = state.phase
         if True in state.resigned:
             active = [p for p in range(state.players) if not state.resigned[p]]
             if len(active) < 2:
-                _finish(state, emit, active)
+                _finish(state, events, active)
                 return
-        if state.phase == ROUND_OVER:
-            points = score_board(state.board, state.all_colours)
-            emit({"type": ROUND_SCORED, "v": V, "round": state.round, "points": colour_points(points)})
+        if phase == PLACEMENT:
+            player = state.to_act
+            if player is None or _can_place(state, player):
+                return
+            _resolve_no_placement(state, player, events, rng)
+        elif phase == ROUND_OVER:
+            points = state.board.score(state.all_colours)
+            _emit(state, events, {"type": ROUND_SCORED, "v": V, "round": state.round, "points": colour_points(points)})
             if state.round == state.options.rounds:
-                _finish(state, emit, [p for p in range(state.players) if not state.resigned[p]])
+                _finish(state, events, [p for p in range(state.players) if not state.resigned[p]])
                 return
-            order = state.clockwise
-            next_start = order[(order.index(state.start_player) + 1) % len(order)]
-            emit({"type": ROUND_STARTED, "v": V, "round": state.round + 1, "start_player": next_start})
-        elif state.phase == SELECTION and state.round == state.options.rounds:
+            next_start = state.seats_after[state.start_player][0]
+            _emit(state, events, {"type": ROUND_STARTED, "v": V, "round": state.round + 1, "start_player": next_start})
+        elif phase == SELECTION and state.round == state.options.rounds:
             # R9: the last round's selection is forced: the reserve is exactly k pieces.
             colour = state.selecting_colour
             assert colour is not None
             pieces = [s for s in (1, 2, 3, 4) for _ in range(state.reserve[colour][s - 1])]
-            emit(
-                {
-                    "type": PIECES_SELECTED,
-                    "v": V,
-                    "player": state.colour_player[colour],
-                    "colour": colour,
-                    "pieces": pieces,
-                }
+            player = state.colour_player[colour]
+            _emit(
+                state, events, {"type": PIECES_SELECTED, "v": V, "player": player, "colour": colour, "pieces": pieces}
             )
-        elif state.phase == PLACEMENT and state.to_act is not None:
-            if not _resolve_no_placement(state, state.to_act, emit, rng):
-                return
         else:
             return
 
 
-def _player_selections(state: GameState, player: int) -> dict[int, list[int]]:
-    return {c: state.selection[c] for c in state.colours[player] if any(state.selection[c])}
+def _can_place(state: GameState, player: int) -> bool:
+    """Whether ``player`` holds a card that allows a legal placement of a round piece (R16)."""
+    pieces = largest_pieces(state.selection, state.colours[player])
+    return placement_exists(state.board, state.hands[player], state.sides[player], pieces)
 
 
-def _resolve_no_placement(state: GameState, player: int, emit: Emit, rng: random.Random) -> bool:
-    """R16 for the player to act. Returns whether anything happened (the turn
-    then passed on, so the caller looks again); False when they can place."""
-    side = state.sides[player]
-    if has_legal_placement(state.board, state.hands[player], side, _player_selections(state, player)):
-        return False
-    if any_lot_accepts(state.board, _player_selections(state, player)):
+def _resolve_no_placement(state: GameState, player: int, events: list[Event], rng: random.Random) -> None:
+    """R16 for the player to act, who cannot place: redraws, or the smallest
+    round piece lost. Afterwards the turn may have passed on."""
+    pieces = largest_pieces(state.selection, state.colours[player])
+    if any_lot_accepts(state.board, {colour: state.selection[colour] for colour, _ in pieces}):
         limit = -(-state.options.deck_size // HAND_SIZE)
         for _ in range(limit):
             hand = list(state.hands[player])
@@ -320,12 +354,11 @@ def _resolve_no_placement(state: GameState, player: int, emit: Emit, rng: random
             event: Event = {"type": HAND_REDRAWN, "v": V, "player": player, "discarded": hand, "drew": drew}
             if reshuffle is not None:
                 event["reshuffle"] = reshuffle
-            emit(event)
-            if has_legal_placement(state.board, state.hands[player], side, _player_selections(state, player)):
-                return True
+            _emit(state, events, event)
+            if _can_place(state, player):
+                return
     colour, size = _smallest_round_piece(state, player)
-    emit({"type": PIECE_LOST, "v": V, "player": player, "colour": colour, "size": size})
-    return True
+    _emit(state, events, {"type": PIECE_LOST, "v": V, "player": player, "colour": colour, "size": size})
 
 
 def _smallest_round_piece(state: GameState, player: int) -> tuple[int, int]:
@@ -337,6 +370,6 @@ def _smallest_round_piece(state: GameState, player: int) -> tuple[int, int]:
     raise AssertionError("R16 applies only to a player with round pieces left")
 
 
-def _finish(state: GameState, emit: Emit, active: list[int]) -> None:
+def _finish(state: GameState, events: list[Event], active: list[int]) -> None:
     won = winners(state.board, state.colours, state.scores, active)
-    emit({"type": GAME_FINISHED, "v": V, "winners": list(won), "totals": colour_points(state.scores)})
+    _emit(state, events, {"type": GAME_FINISHED, "v": V, "winners": list(won), "totals": colour_points(state.scores)})

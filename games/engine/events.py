@@ -10,7 +10,8 @@ the event. That is what lets a log be replayed identically forever.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from .constants import (
     COLOUR_NAMES,
@@ -23,7 +24,7 @@ from .state import (
     PLACEMENT,
     ROUND_OVER,
     SELECTION,
-    Building,
+    Board,
     GameState,
 )
 
@@ -79,6 +80,15 @@ def _selection_queue(state: GameState) -> list[int]:
     return queue
 
 
+def seats_after(clockwise: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each seat, every seat in clockwise order after it, itself last (R10)."""
+    n = len(clockwise)
+    after: list[tuple[int, ...]] = [()] * n
+    for i, seat in enumerate(clockwise):
+        after[seat] = tuple(clockwise[(i + step) % n] for step in range(1, n + 1))
+    return tuple(after)
+
+
 def _begin_selection(state: GameState) -> None:
     state.phase = SELECTION
     state.selection_queue = _selection_queue(state)
@@ -87,25 +97,23 @@ def _begin_selection(state: GameState) -> None:
         _begin_placement(state)
 
 
-def _next_player(state: GameState, after: int, *, include_self: bool = True) -> int | None:
-    """R10: the next player clockwise after ``after`` who still has round pieces."""
-    order = state.clockwise
-    i = order.index(after)
-    n = len(order)
-    for step in range(1, n + 1):
-        player = order[(i + step) % n]
-        if player == after and not include_self:
-            continue
-        if not state.resigned[player] and state.player_pieces_left(player) > 0:
-            return player
+def _next_player(state: GameState, after: int) -> int | None:
+    """R10: the next player clockwise after ``after`` (``after`` last) who still has round pieces."""
+    resigned = state.resigned
+    selection = state.selection
+    colours = state.colours
+    for player in state.seats_after[after]:
+        if not resigned[player]:
+            for colour in colours[player]:
+                if any(selection[colour]):
+                    return player
     return None
 
 
 def _begin_placement(state: GameState) -> None:
     state.phase = PLACEMENT
-    order = state.clockwise
-    # The start player begins; the search starts one seat before them.
-    before = order[(order.index(state.start_player) - 1) % len(order)]
+    # The start player begins: the search starts right after the seat before them.
+    before = state.seats_after[state.start_player][-2]
     _hand_turn_to(state, _next_player(state, before))
 
 
@@ -152,21 +160,39 @@ def _pieces_selected(state: GameState, e: Event) -> None:
         _begin_placement(state)
 
 
+_PLACEMENT_FIELDS = itemgetter("player", "colour", "size", "card", "city", "lot")
+
+
 def _piece_placed(state: GameState, e: Event) -> None:
-    player, colour, size, card = e["player"], e["colour"], e["size"], e["card"]
-    index = e["city"] * 9 + e["lot"]
-    building = state.board[index]
-    state.board[index] = Building.new(colour, size) if building is None else building.add(colour, size)
-    state.hands[player].remove(card)
+    # The hottest code of a replay and of every simulated game: kept flat on purpose.
+    player, colour, size, card, city, lot = _PLACEMENT_FIELDS(e)
+    state.board.place(city * 9 + lot, colour, size)
+    hand = state.hands[player]
+    hand.remove(card)
     state.discards[player].append(card)
-    state.selection[colour][size - 1] -= 1
-    drew = e["drew"]
-    reshuffle = e.get("reshuffle")
-    if drew is not None:
-        _draw(state, player, (drew,), reshuffle)
+    selection = state.selection
+    selection[colour][size - 1] -= 1
+    if "reshuffle" in e:
+        _draw(state, player, (e["drew"],), e["reshuffle"])
+        state.undoable = None
+    else:
+        drew = e["drew"]
+        if drew is not None:
+            state.draw_pile.pop()
+            hand.append(drew)
+        state.undoable = e
     state.placements += 1
-    state.undoable = e if reshuffle is None else None
-    _hand_turn_to(state, _next_player(state, player))
+    # R10: the turn passes to the next player clockwise with round pieces (as ``_next_player``).
+    resigned = state.resigned
+    colours = state.colours
+    for after in state.seats_after[player]:
+        if not resigned[after]:
+            for c in colours[after]:
+                if any(selection[c]):
+                    state.to_act = after
+                    return
+    state.to_act = None
+    state.phase = ROUND_OVER
 
 
 def _hand_redrawn(state: GameState, e: Event) -> None:
@@ -229,10 +255,7 @@ def _player_resigned(state: GameState, e: Event) -> None:
 
 def _placement_undone(state: GameState, e: Event) -> None:
     player, colour, size, card = e["player"], e["colour"], e["size"], e["card"]
-    index = e["city"] * 9 + e["lot"]
-    building = state.board[index]
-    assert building is not None
-    state.board[index] = building.remove_top()
+    state.board.remove_top(e["city"] * 9 + e["lot"])
     hand = state.hands[player]
     drew = e["drew"]
     if drew is not None:
@@ -261,21 +284,58 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
 }
 
 
+class _Seating(NamedTuple):
+    options: GameOptions
+    sides: tuple[int, ...]
+    colours: tuple[tuple[int, ...], ...]
+    colour_player: dict[int, int]
+    clockwise: tuple[int, ...]
+    seats_after: tuple[tuple[int, ...], ...]
+
+
+_SEATINGS: dict[str, _Seating] = {}
+"""Seatings already read, by their creation event's options, sides and colours: every fold
+of a game starts by reading them, and a server holds few distinct ones. All are immutable,
+so states share them (``GameState.copy`` shares them too)."""
+
+
+def _seating(e: Event) -> _Seating:
+    key = repr((e["options"], e["sides"], e.get("colours")))
+    known = _SEATINGS.get(key)
+    if known is not None:
+        return known
+    options = GameOptions.from_json(e["options"])
+    sides = tuple(e["sides"])
+    colours = tuple(tuple(c) for c in e.get("colours", DEFAULT_COLOURS[options.players]))
+    clockwise = tuple(sorted(range(options.players), key=lambda p: sides[p]))
+    seating = _Seating(
+        options=options,
+        sides=sides,
+        colours=colours,
+        colour_player={c: p for p, cs in enumerate(colours) for c in cs},
+        clockwise=clockwise,
+        seats_after=seats_after(clockwise),
+    )
+    if len(_SEATINGS) >= 256:
+        _SEATINGS.clear()
+    _SEATINGS[key] = seating
+    return seating
+
+
 def initial_state(e: Event) -> GameState:
     """The state right after the creation event ``e``."""
     if e.get("type") != GAME_CREATED:
         raise CorruptLog("a game's log must start with a game_created event")
-    options = GameOptions.from_json(e["options"])
-    players = options.players
-    sides = tuple(e["sides"])
-    colours = tuple(tuple(c) for c in e.get("colours", DEFAULT_COLOURS[players]))
-    colour_player = {c: p for p, cs in enumerate(colours) for c in cs}
+    seating = _seating(e)
+    players = seating.options.players
+    colour_player = seating.colour_player
     state = GameState(
-        options=options,
-        sides=sides,
-        colours=colours,
+        options=seating.options,
+        sides=seating.sides,
+        colours=seating.colours,
         colour_player=colour_player,
-        clockwise=tuple(sorted(range(players), key=lambda p: sides[p])),
+        clockwise=seating.clockwise,
+        board=Board(),
         hands=[list(h) for h in e["hands"]],
         draw_pile=list(e["draw_pile"]),
         discards=[[] for _ in range(players)],
@@ -287,6 +347,7 @@ def initial_state(e: Event) -> GameState:
         resigned=[False] * players,
         engine_version=e["engine"],
         seq=1,
+        seats_after=seating.seats_after,
     )
     _begin_selection(state)
     return state
@@ -294,10 +355,9 @@ def initial_state(e: Event) -> GameState:
 
 def apply_in_place(state: GameState, event: Event) -> None:
     """Apply ``event`` to a state that nobody else holds (see ``fold``)."""
-    try:
-        handler = _APPLY[event["type"]]
-    except KeyError:
-        raise CorruptLog(f"unknown event type {event.get('type')!r}") from None
+    handler = _APPLY.get(event["type"])
+    if handler is None:
+        raise CorruptLog(f"unknown event type {event.get('type')!r}")
     handler(state, event)
     state.seq += 1
 
@@ -317,8 +377,18 @@ def fold(events: Iterable[Event]) -> GameState:
     except StopIteration:
         raise CorruptLog("an empty log holds no game") from None
     state = initial_state(first)
+    handlers = _APPLY
+    # ``apply_in_place`` inlined: four events in five are placements, and a call is dear here.
     for event in iterator:
-        apply_in_place(state, event)
+        kind = event["type"]
+        if kind == PIECE_PLACED:
+            _piece_placed(state, event)
+        else:
+            handler = handlers.get(kind)
+            if handler is None:
+                raise CorruptLog(f"unknown event type {kind!r}")
+            handler(state, event)
+        state.seq += 1
     return state
 
 

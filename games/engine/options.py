@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .constants import PIECES_PER_COLOUR
-from .errors import RuleError
+from .errors import refuse
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,31 +24,28 @@ class GameOptions:
     start_player: int | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.players, int) or self.players not in (2, 3, 4):
-            raise RuleError("bad_option", "R7: Manhattan is played by 2, 3 or 4 players.", rule="R7")
-        if not isinstance(self.copies_per_position, int) or not 2 <= self.copies_per_position <= 12:
-            raise RuleError(
-                "bad_option",
-                "R3: copies_per_position must be a whole number from 2 to 12 (5 gives the 45-card deck).",
-                rule="R3",
-            )
+        # Whole numbers are ints and not bools (True is not a player count), flags are bools.
+        if type(self.players) is not int or self.players not in (2, 3, 4):
+            raise refuse("option_players")
+        if type(self.six_rounds) is not bool:
+            raise refuse("option_six_rounds")
+        if type(self.copies_per_position) is not int or not 2 <= self.copies_per_position <= 12:
+            raise refuse("option_copies")
         if self.sides is not None:
+            if not isinstance(self.sides, (tuple, list)):
+                raise refuse("option_sides_list")
             sides = tuple(self.sides)
             if (
                 len(sides) != self.players
+                or not all(type(s) is int and 0 <= s <= 3 for s in sides)
                 or len(set(sides)) != len(sides)
-                or not all(isinstance(s, int) and 0 <= s <= 3 for s in sides)
             ):
-                raise RuleError(
-                    "bad_option",
-                    "R5: sides must give each player a different side of the board (S, W, N or E).",
-                    rule="R5",
-                )
+                raise refuse("option_sides")
             object.__setattr__(self, "sides", sides)
         if self.start_player is not None and (
-            not isinstance(self.start_player, int) or not 0 <= self.start_player < self.players
+            type(self.start_player) is not int or not 0 <= self.start_player < self.players
         ):
-            raise RuleError("bad_option", "R8: the start player must be one of the seats.", rule="R8")
+            raise refuse("option_start_player")
 
     @property
     def rounds(self) -> int:
@@ -73,20 +70,20 @@ class GameOptions:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameOptions:
+    def from_json(cls, data: Any) -> GameOptions:
+        """Options from their JSON form; anything else is refused with a ``RuleError``."""
+        if not isinstance(data, dict):
+            raise refuse("options_not_object")
         known = {"players", "six_rounds", "copies_per_position", "sides", "start_player"}
-        unknown = set(data) - known
+        unknown = {str(key) for key in data} - known
         if unknown:
-            raise RuleError("bad_option", f"Unknown option(s): {', '.join(sorted(unknown))}.")
+            raise refuse("option_unknown", names=", ".join(sorted(unknown)))
         sides = data.get("sides")
-        six_rounds = data.get("six_rounds", False)
-        if not isinstance(six_rounds, bool):
-            raise RuleError("bad_option", "R7: six_rounds must be true or false.", rule="R7")
         if sides is not None and not isinstance(sides, (list, tuple)):
-            raise RuleError("bad_option", "R5: sides must be a list.", rule="R5")
+            raise refuse("option_sides_list")
         return cls(
             players=data.get("players", 4),
-            six_rounds=six_rounds,
+            six_rounds=data.get("six_rounds", False),
             copies_per_position=data.get("copies_per_position", 5),
             sides=tuple(sides) if sides is not None else None,
             start_player=data.get("start_player"),

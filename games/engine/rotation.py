@@ -30,3 +30,10 @@ LOT_TO_CARD: tuple[tuple[int, ...], ...] = tuple(
 def card_to_lot(card: int, side: int) -> int:
     """The lot (0–8) that ``card`` (0–8, row-major as printed) names for ``side``."""
     return CARD_TO_LOT[side][card]
+
+
+CARD_INDEXES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(city * 9 + CARD_TO_LOT[side][card] for city in range(6)) for card in range(CARD_POSITIONS))
+    for side in range(4)
+)
+"""``CARD_INDEXES[side][card]``: the board indexes (``city * 9 + lot``) of the six lots a card names."""

@@ -3,6 +3,8 @@ the winner (R19).
 
 They take the board and hand rather than a ``GameState`` so that a player's
 view, which holds no secrets, can answer the same questions (bots, the UI).
+A board is a ``Board`` (the engine's own, fast) or any sequence of 54
+``Building | None`` (read into a ``Board`` first).
 """
 
 from __future__ import annotations
@@ -10,17 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from .constants import (
-    BUILDING_POINTS,
-    CITIES,
-    LOTS_PER_CITY,
-    MAJORITY_POINTS,
-    TALLEST_POINTS,
-)
-from .rotation import CARD_TO_LOT
-from .state import Building
+from .board import NOBODY, Board, Building, as_board
+from .constants import CARD_POSITIONS, CITIES
+from .rotation import CARD_INDEXES, CARD_TO_LOT
 
-Board = Sequence[Building | None]
+BoardLike = Sequence[Building | None]
 
 
 class Placement(NamedTuple):
@@ -50,11 +46,28 @@ def smallest_takeover(building: Building, colour: int) -> int:
 
 
 def _sizes(counts: Sequence[int]) -> list[int]:
-    return [i + 1 for i in range(4) if counts[i] > 0]
+    return [size for size in (1, 2, 3, 4) if counts[size - 1] > 0]
+
+
+PLACEMENTS: tuple[tuple[tuple[tuple[tuple[Placement, ...], ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            tuple(
+                tuple(Placement(card, city, CARD_TO_LOT[side][card], size, colour) for size in (1, 2, 3, 4))
+                for colour in range(4)
+            )
+            for city in range(CITIES)
+        )
+        for card in range(CARD_POSITIONS)
+    )
+    for side in range(4)
+)
+"""``PLACEMENTS[side][card][city][colour][size - 1]``: every placement, made once (they are values)."""
+sizes_left = _sizes
 
 
 def legal_placements(
-    board: Board,
+    board: BoardLike,
     hand: Iterable[int],
     side: int,
     selections: Mapping[int, Sequence[int]],
@@ -65,91 +78,100 @@ def legal_placements(
     Duplicate cards give one set of placements; the order is stable (by card,
     city, colour, size) so clients and bots can rely on it.
     """
-    to_lot = CARD_TO_LOT[side]
+    flat = as_board(board)
+    owners, storeys = flat.owner, flat.storeys
     options = [(colour, _sizes(counts)) for colour, counts in sorted(selections.items())]
-    options = [(colour, sizes) for colour, sizes in options if sizes]
     result: list[Placement] = []
-    if not options:
-        return result
     append = result.append
+    by_card = CARD_INDEXES[side]
+    made_for_side = PLACEMENTS[side]
     for card in sorted(set(hand)):
-        lot = to_lot[card]
-        for city in range(CITIES):
-            building = board[city * LOTS_PER_CITY + lot]
+        made_for_card = made_for_side[card]
+        for city, index in enumerate(by_card[card]):
+            owner = owners[index]
+            made = made_for_card[city]
             for colour, sizes in options:
-                if building is None or building.owner == colour:
+                row = made[colour]
+                if owner < 0 or owner == colour:  # empty (NOBODY is -1) or its own
                     for size in sizes:
-                        append(Placement(card, city, lot, size, colour))
+                        append(row[size - 1])
                 else:
-                    need = building.storeys[building.owner] - building.storeys[colour]
+                    need = storeys[index * 4 + owner] - storeys[index * 4 + colour]  # R14
                     for size in sizes:
                         if size >= need:
-                            append(Placement(card, city, lot, size, colour))
+                            append(row[size - 1])
     return result
 
 
-def has_legal_placement(board: Board, hand: Iterable[int], side: int, selections: Mapping[int, Sequence[int]]) -> bool:
-    """Whether ``legal_placements`` would be non-empty, without building it."""
-    to_lot = CARD_TO_LOT[side]
-    largest = {colour: max(_sizes(c)) for colour, c in selections.items() if any(c)}
-    if not largest:
+def largest_pieces(
+    selections: Mapping[int, Sequence[int]], colours: Iterable[int] | None = None
+) -> list[tuple[int, int]]:
+    """Each colour (of ``colours``, or all) with round pieces left, and its largest one."""
+    out = []
+    for colour in selections if colours is None else colours:
+        counts = selections[colour]
+        for size in (4, 3, 2, 1):
+            if counts[size - 1] > 0:
+                out.append((colour, size))
+                break
+    return out
+
+
+def placement_exists(board: Board, hand: Iterable[int], side: int, pieces: Sequence[tuple[int, int]]) -> bool:
+    """Whether a card of ``hand`` lets one of ``pieces`` (colour, largest size) be placed;
+    stops at the first legal placement (R16 asks this at every turn)."""
+    if not pieces:
         return False
-    for lot in {to_lot[card] for card in hand}:
-        for city in range(CITIES):
-            building = board[city * LOTS_PER_CITY + lot]
-            if building is None:
+    owners, storeys = board.owner, board.storeys
+    by_card = CARD_INDEXES[side]
+    for card in hand:  # a duplicate card only repeats a check that failed
+        for index in by_card[card]:
+            owner = owners[index]
+            if owner < 0:  # NOBODY
                 return True
-            for colour, size in largest.items():
-                if building.owner == colour or building.storeys[colour] + size >= building.storeys[building.owner]:
+            need = storeys[index * 4 + owner]
+            for colour, size in pieces:
+                if owner == colour or storeys[index * 4 + colour] + size >= need:
                     return True
     return False
 
 
-def any_lot_accepts(board: Board, selections: Mapping[int, Sequence[int]]) -> bool:
+def has_legal_placement(
+    board: BoardLike, hand: Iterable[int], side: int, selections: Mapping[int, Sequence[int]]
+) -> bool:
+    """Whether ``legal_placements`` would be non-empty; stops at the first legal placement."""
+    return placement_exists(as_board(board), hand, side, largest_pieces(selections))
+
+
+def any_lot_accepts(board: BoardLike, selections: Mapping[int, Sequence[int]]) -> bool:
     """R16: whether some lot of some city would take one of these pieces,
     whatever card were played."""
-    largest = {colour: max(_sizes(c)) for colour, c in selections.items() if any(c)}
-    for building in board:
-        if building is None:
-            return bool(largest)
-        for colour, size in largest.items():
-            if building.owner == colour or building.storeys[colour] + size >= building.storeys[building.owner]:
+    largest = largest_pieces(selections)
+    if not largest:
+        return False
+    flat = as_board(board)
+    storeys = flat.storeys
+    for index, owner in enumerate(flat.owner):
+        if owner == NOBODY:
+            return True
+        need = storeys[index * 4 + owner]
+        for colour, size in largest:
+            if owner == colour or storeys[index * 4 + colour] + size >= need:
                 return True
     return False
 
 
-def score_board(board: Board, colours: Iterable[int]) -> dict[int, int]:
-    """R17: the points each colour earns for the board as it stands."""
-    points = dict.fromkeys(colours, 0)
-    tallest_height = 0
-    tallest_owners: list[int] = []
-    for city in range(CITIES):
-        owned = dict.fromkeys(points, 0)
-        for building in board[city * LOTS_PER_CITY : (city + 1) * LOTS_PER_CITY]:
-            if building is None:
-                continue
-            owner = building.owner
-            owned[owner] += 1
-            if building.height > tallest_height:
-                tallest_height = building.height
-                tallest_owners = [owner]
-            elif building.height == tallest_height:
-                tallest_owners.append(owner)
-        for colour, count in owned.items():
-            points[colour] += BUILDING_POINTS * count
-        top = max(owned.values(), default=0)
-        if top > 0:
-            leaders = [c for c, n in owned.items() if n == top]
-            if len(leaders) == 1:
-                points[leaders[0]] += MAJORITY_POINTS
-    # A tie for tallest scores nobody, even when one colour owns every tied building.
-    if len(tallest_owners) == 1:
-        points[tallest_owners[0]] += TALLEST_POINTS
-    return points
+def score_board(board: BoardLike, colours: Iterable[int]) -> dict[int, int]:
+    """R17: the points each colour earns for the board as it stands.
+
+    A tie for tallest scores nobody, even when one colour owns every tied
+    building; a tie at the top of a city gives nobody its majority.
+    """
+    return as_board(board).score(colours)
 
 
 def winners(
-    board: Board,
+    board: BoardLike,
     colours_by_player: Sequence[Sequence[int]],
     scores: dict[int, int],
     candidates: Iterable[int],
@@ -162,17 +184,17 @@ def winners(
     pool = list(candidates)
     if not pool:
         return ()
+    flat = as_board(board)
 
     def total(p: int) -> int:
         return sum(scores[c] for c in colours_by_player[p])
 
     def tallest_owned(p: int) -> int:
         mine = colours_by_player[p]
-        return max((b.height for b in board if b is not None and b.owner in mine), default=0)
+        return max((h for o, h in zip(flat.owner, flat.height, strict=True) if o in mine), default=0)
 
     def buildings_owned(p: int) -> int:
-        mine = colours_by_player[p]
-        return sum(1 for b in board if b is not None and b.owner in mine)
+        return sum(flat.buildings_owned(c) for c in colours_by_player[p])
 
     for key in (total, tallest_owned, buildings_owned):
         best = max(key(p) for p in pool)
@@ -180,3 +202,16 @@ def winners(
         if len(pool) == 1:
             break
     return tuple(sorted(pool))
+
+
+__all__ = [
+    "Board",
+    "Placement",
+    "any_lot_accepts",
+    "can_place",
+    "has_legal_placement",
+    "legal_placements",
+    "score_board",
+    "smallest_takeover",
+    "winners",
+]

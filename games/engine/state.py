@@ -1,5 +1,8 @@
 """The state a game's events fold into.
 
+``Building`` lives in ``board.py`` with the flat ``Board``; it is imported
+here too, where callers have always found it.
+
 A ``GameState`` is treated as a value: the engine never changes one that it
 has handed out. ``apply_event`` copies the containers before changing them
 (copy-on-write), and only ``fold`` mutates a private working copy in place,
@@ -9,53 +12,15 @@ which is what keeps replaying a whole game fast.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
-from .constants import BOARD_LOTS, LOTS_PER_CITY
+from .board import Board, Building
+from .constants import LOTS_PER_CITY
 from .options import GameOptions
 
 SELECTION = "selection"
 PLACEMENT = "placement"
 ROUND_OVER = "round_over"
 FINISHED = "finished"
-
-
-class Building(NamedTuple):
-    """One stack of pieces on a lot. Immutable: a placement makes a new one.
-
-    ``storeys[colour]`` counts each colour's storeys wherever they sit in the
-    stack (R14); ``owner`` is the colour of the top piece (R13).
-    """
-
-    pieces: tuple[tuple[int, int], ...]
-    owner: int
-    height: int
-    storeys: tuple[int, int, int, int]
-
-    def add(self, colour: int, size: int) -> Building:
-        storeys = list(self.storeys)
-        storeys[colour] += size
-        return Building(
-            (*self.pieces, (colour, size)),
-            colour,
-            self.height + size,
-            tuple(storeys),  # type: ignore[arg-type]
-        )
-
-    def remove_top(self) -> Building | None:
-        if len(self.pieces) == 1:
-            return None
-        colour, size = self.pieces[-1]
-        storeys = list(self.storeys)
-        storeys[colour] -= size
-        rest = self.pieces[:-1]
-        return Building(rest, rest[-1][0], self.height - size, tuple(storeys))  # type: ignore[arg-type]
-
-    @staticmethod
-    def new(colour: int, size: int) -> Building:
-        storeys = [0, 0, 0, 0]
-        storeys[colour] = size
-        return Building(((colour, size),), colour, size, tuple(storeys))  # type: ignore[arg-type]
 
 
 def lot_index(city: int, lot: int) -> int:
@@ -77,7 +42,7 @@ class GameState:
     colours: tuple[tuple[int, ...], ...]
     colour_player: dict[int, int]
     clockwise: tuple[int, ...]
-    board: list[Building | None] = field(default_factory=lambda: [None] * BOARD_LOTS)
+    board: Board = field(default_factory=Board)
     hands: list[list[int]] = field(default_factory=list)
     draw_pile: list[int] = field(default_factory=list)
     discards: list[list[int]] = field(default_factory=list)
@@ -97,6 +62,8 @@ class GameState:
     winners: tuple[int, ...] = ()
     engine_version: str = ""
     seq: int = 0
+    seats_after: tuple[tuple[int, ...], ...] = field(default=(), repr=False, compare=False)
+    """Derived from ``clockwise``: for each seat, every seat after it clockwise, itself last (R10)."""
 
     @property
     def players(self) -> int:
@@ -123,6 +90,10 @@ class GameState:
     def player_pieces_left(self, player: int) -> int:
         return sum(sum(self.selection[c]) for c in self.colours[player])
 
+    def has_round_pieces(self, player: int) -> bool:
+        selection = self.selection
+        return any(any(selection[c]) for c in self.colours[player])
+
     def player_totals(self) -> list[int]:
         """R18: a player's score is the sum of their colours' scores."""
         return [sum(self.scores[c] for c in cs) for cs in self.colours]
@@ -130,32 +101,37 @@ class GameState:
     def copy(self) -> GameState:
         """A copy whose containers can be changed without touching this one.
 
-        Buildings are immutable, so the board list is copied shallowly.
+        Made field by field rather than through ``__init__``: search copies a
+        state for every iteration.
         """
-        return GameState(
-            options=self.options,
-            sides=self.sides,
-            colours=self.colours,
-            colour_player=self.colour_player,
-            clockwise=self.clockwise,
-            board=list(self.board),
-            hands=[list(h) for h in self.hands],
-            draw_pile=list(self.draw_pile),
-            discards=[list(d) for d in self.discards],
-            reserve={c: list(v) for c, v in self.reserve.items()},
-            selection={c: list(v) for c, v in self.selection.items()},
-            lost=dict(self.lost),
-            scores=dict(self.scores),
-            round_scores=[dict(r) for r in self.round_scores],
-            round=self.round,
-            phase=self.phase,
-            start_player=self.start_player,
-            to_act=self.to_act,
-            selection_queue=list(self.selection_queue),
-            resigned=list(self.resigned),
-            placements=self.placements,
-            undoable=self.undoable,
-            winners=self.winners,
-            engine_version=self.engine_version,
-            seq=self.seq,
-        )
+        new = GameState.__new__(GameState)
+        new.options = self.options
+        new.sides = self.sides
+        new.colours = self.colours
+        new.colour_player = self.colour_player
+        new.clockwise = self.clockwise
+        new.board = self.board.copy()
+        new.hands = [h[:] for h in self.hands]
+        new.draw_pile = self.draw_pile[:]
+        new.discards = [d[:] for d in self.discards]
+        new.reserve = {c: v[:] for c, v in self.reserve.items()}
+        new.selection = {c: v[:] for c, v in self.selection.items()}
+        new.lost = self.lost.copy()
+        new.scores = self.scores.copy()
+        new.round_scores = [r.copy() for r in self.round_scores]
+        new.round = self.round
+        new.phase = self.phase
+        new.start_player = self.start_player
+        new.to_act = self.to_act
+        new.selection_queue = self.selection_queue[:]
+        new.resigned = self.resigned[:]
+        new.placements = self.placements
+        new.undoable = self.undoable
+        new.winners = self.winners
+        new.engine_version = self.engine_version
+        new.seq = self.seq
+        new.seats_after = self.seats_after
+        return new
+
+
+__all__ = ["FINISHED", "PLACEMENT", "ROUND_OVER", "SELECTION", "Board", "Building", "GameState", "lot_index"]

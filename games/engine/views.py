@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from .board import Board, Building
 from .constants import COLOUR_NAMES, LOTS_PER_CITY, SIDE_NAMES
 from .events import GAME_CREATED, HAND_REDRAWN, PIECE_PLACED, PLACEMENT_UNDONE, Event
 from .options import GameOptions
 from .rules import Placement, legal_placements
-from .state import Building, GameState
+from .state import GameState
 
 
 class PlayerView(NamedTuple):
@@ -30,7 +31,7 @@ class PlayerView(NamedTuple):
     options: GameOptions
     sides: tuple[int, ...]
     colours: tuple[tuple[int, ...], ...]
-    board: tuple[Building | None, ...]
+    board: Board
     hand: tuple[int, ...] | None
     hand_sizes: tuple[int, ...]
     discards: tuple[tuple[int, ...], ...]
@@ -120,34 +121,45 @@ def _building_json(building: Building | None) -> dict[str, Any] | None:
 
 
 def player_view(state: GameState, seat: int | None) -> PlayerView:
-    """What ``seat`` may see of ``state``; ``None`` gives the spectator view."""
-    return PlayerView(
-        seat=seat,
-        options=state.options,
-        sides=state.sides,
-        colours=state.colours,
-        board=tuple(state.board),
-        hand=tuple(state.hands[seat]) if seat is not None else None,
-        hand_sizes=tuple(map(len, state.hands)),
-        discards=tuple(map(tuple, state.discards)),
-        draw_pile_size=len(state.draw_pile),
-        # Shared, not copied: a view is read-only and states are copy-on-write,
-        # so these never change under it (unless its caller advances the state
-        # with ``execute(in_place=True)``, and then it must drop its views).
-        reserve=state.reserve,
-        selection=state.selection,
-        lost=state.lost,
-        scores=state.scores,
-        round_scores=tuple(state.round_scores),
-        round=state.round,
-        phase=state.phase,
-        to_act=state.to_act,
-        selecting_colour=state.selecting_colour,
-        start_player=state.start_player,
-        resigned=tuple(state.resigned),
-        winners=state.winners,
-        version=state.seq,
+    """What ``seat`` may see of ``state``; ``None`` gives the spectator view.
+
+    The board, reserves, selections, lost pieces and scores are shared, not
+    copied: a view is read-only and states are copy-on-write, so they never
+    change under it (unless its caller advances the state with
+    ``execute(in_place=True)``, and then it must drop its views).
+    """
+    # Made as a bare tuple, in PlayerView's field order: bots take a view every turn, and the
+    # generated ``__new__`` (a Python function of 22 arguments) would cost a third of it.
+    return _new_view(
+        PlayerView,
+        (
+            seat,
+            state.options,
+            state.sides,
+            state.colours,
+            state.board,
+            tuple(state.hands[seat]) if seat is not None else None,
+            tuple(map(len, state.hands)),
+            tuple(map(tuple, state.discards)),
+            len(state.draw_pile),
+            state.reserve,
+            state.selection,
+            state.lost,
+            state.scores,
+            tuple(state.round_scores),
+            state.round,
+            state.phase,
+            state.to_act,
+            state.selecting_colour,
+            state.start_player,
+            tuple(state.resigned),
+            state.winners,
+            state.seq,
+        ),
     )
+
+
+_new_view = tuple.__new__
 
 
 def spectator_view(state: GameState) -> PlayerView:

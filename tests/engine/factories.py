@@ -24,11 +24,11 @@ from games.engine import commands
 from games.engine.actions import Action, PlacePiece, SelectPieces
 from games.engine.constants import BOARD_LOTS, CITIES, LOTS_PER_CITY, PIECES_PER_SIZE
 from games.engine.errors import RuleError
-from games.engine.events import Event, apply_in_place, initial_state
+from games.engine.events import Event, initial_state
 from games.engine.options import GameOptions
 from games.engine.rotation import CARD_TO_LOT, LOT_TO_CARD
 from games.engine.rules import Placement, legal_placements
-from games.engine.state import PLACEMENT, SELECTION, Building, GameState, lot_index
+from games.engine.state import PLACEMENT, SELECTION, Board, Building, GameState, lot_index
 
 RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
 S, W, N, E = 0, 1, 2, 3
@@ -140,12 +140,7 @@ def run_advance(state: GameState, rng: random.Random | None = None) -> tuple[Gam
     scoring, the next round, forced selections, the end) on a copy of ``state``."""
     work = state.copy()
     out: list[Event] = []
-
-    def emit(event: Event) -> None:
-        out.append(event)
-        apply_in_place(work, event)
-
-    commands._advance(work, emit, rng or random.Random(0))
+    commands._advance(work, out, rng or random.Random(0))
     return work, out
 
 
@@ -230,7 +225,7 @@ def card_for(side: int, lot: int) -> int:
 
 def with_board(state: GameState, board: Sequence[Building | None]) -> GameState:
     new = state.copy()
-    new.board = list(board)
+    new.board = Board.from_buildings(board)
     return new
 
 
@@ -270,7 +265,7 @@ def placement_position(
     state.selection_queue = []
     state.to_act = to_act
     if board is not None:
-        state.board = list(board)
+        state.board = Board.from_buildings(board)
     for player, cards in (hands or {}).items():
         state.hands[player] = list(cards)
     if draw_pile is not None:

@@ -20,6 +20,7 @@ from games.engine.events import (
     PLAYER_RESIGNED,
     ROUND_SCORED,
 )
+from games.engine.messages import RULE_MESSAGES
 from games.engine.rotation import CARD_TO_LOT
 from games.engine.state import FINISHED, PLACEMENT, ROUND_OVER, SELECTION, lot_index
 from tests.engine.factories import (
@@ -127,8 +128,18 @@ def test_rule_errors_have_a_code_and_name_the_rule(make, seat, action, code, rul
     assert err.code == code
     assert err.rule == rule
     assert rule in err.message, f"the message {err.message!r} should name {rule}"
-    assert err.as_dict() == {"code": code, "message": err.message, "rule": rule}
+    assert err.as_dict() == {
+        "code": code,
+        "message": err.message,
+        "rule": rule,
+        "message_id": err.message_id,
+        "params": err.params,
+    }
     assert str(err) == err.message
+    # The message is its catalogue template filled in, after the rule named once.
+    catalogue_code, catalogue_rule, template = RULE_MESSAGES[err.message_id]
+    assert (catalogue_code, catalogue_rule) == (code, rule)
+    assert err.message == f"{rule}: {template.format(**err.params)}"
 
 
 def test_rule_errors_leave_the_state_unchanged():

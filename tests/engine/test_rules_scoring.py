@@ -9,7 +9,7 @@ from games.engine.errors import RuleError
 from games.engine.events import GAME_FINISHED, PIECES_SELECTED, ROUND_SCORED, ROUND_STARTED
 from games.engine.rotation import CARD_TO_LOT
 from games.engine.rules import can_place, legal_placements, score_board, smallest_takeover, winners
-from games.engine.state import FINISHED, ROUND_OVER, lot_index
+from games.engine.state import FINISHED, ROUND_OVER, Board, lot_index
 from tests.engine.factories import (
     BLUE,
     GREEN,
@@ -112,7 +112,7 @@ def test_r17_majority_in_each_city_separately():
 def test_r17_round_score_is_added_to_the_running_total():
     state = new_game(4).state.copy()
     board = board_with({(0, 0): tower((RED, 2)), (0, 1): one(BLUE), (4, 4): one(BLUE)})
-    state.board = board
+    state.board = Board.from_buildings(board)
     state.scores = {RED: 10, BLUE: 4, GREEN: 7, YELLOW: 0}
     state.phase = ROUND_OVER
     state.to_act = None
@@ -320,7 +320,7 @@ def test_r18_each_colour_is_scored_as_if_it_were_a_player():
     points = score_board(board, ALL)
     assert points == {RED: 1, GREEN: 2, BLUE: 2 + 2, YELLOW: 1 + 2 + 3}
     state = new_game(2).state.copy()
-    state.board = board
+    state.board = Board.from_buildings(board)
     state.phase = ROUND_OVER
     state.to_act = None
     new, events = run_advance(state)
@@ -394,7 +394,7 @@ def _last_round_over(players=4, **options):
 
 def test_r19_game_ends_after_the_last_rounds_scoring():
     state = _last_round_over(4)
-    state.board = board_with({(0, 0): tower((GREEN, 2)), (1, 0): one(RED)})
+    state.board = Board.from_buildings(board_with({(0, 0): tower((GREEN, 2)), (1, 0): one(RED)}))
     state.scores = {RED: 20, BLUE: 22, GREEN: 19, YELLOW: 0}
     new, events = run_advance(state)
     assert types(events) == [ROUND_SCORED, GAME_FINISHED]
@@ -409,7 +409,9 @@ def test_r19_game_ends_after_the_last_rounds_scoring():
 
 def test_r19_final_tie_decided_by_tallest_building_at_the_end():
     state = _last_round_over(3)
-    state.board = board_with({(0, 0): tower((RED, 4)), (1, 0): tower((BLUE, 3)), (1, 1): one(BLUE)})
+    state.board = Board.from_buildings(
+        board_with({(0, 0): tower((RED, 4)), (1, 0): tower((BLUE, 3)), (1, 1): one(BLUE)})
+    )
     # Round scoring: red 1 + 2 + 3 = 6, blue 2 + 2 = 4.
     state.scores = {RED: 10, BLUE: 12, GREEN: 16}
     new, events = run_advance(state)
@@ -421,7 +423,7 @@ def test_r19_two_player_game_ends_after_six_rounds_with_summed_totals():
     state = _last_round_over(2)
     assert state.round == 6
     state.scores = {RED: 10, GREEN: 10, BLUE: 19, YELLOW: 0}
-    state.board = board_with({(0, 0): one(RED)})
+    state.board = Board.from_buildings(board_with({(0, 0): one(RED)}))
     new, events = run_advance(state)
     # Red gains 1 + 2 + 3: seat 0 has 26 against seat 1's 19.
     assert new.player_totals() == [26, 19]

@@ -1,0 +1,125 @@
+"""Seat-balanced matches between bots, with each bot's win share, its 95%
+confidence interval and an Elo difference.
+
+A match deals each seed once per rotation of the line-up: with bots A, B, B, B
+at four seats the same deal is played with A at seat 0, then 1, 2 and 3, so
+every bot sits at every position and side, and starts as often, on the same
+cards. A game pays its winners, a shared win split between them (a two-way
+tie counts half).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .options import GameOptions
+from .simulate import play_game
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class Standing:
+    """One bot kind's results over the seats it held."""
+
+    kind: str
+    seats: int = 0
+    points: float = 0.0
+    totals: list[int] = field(default_factory=list)
+
+    @property
+    def share(self) -> float:
+        return self.points / self.seats if self.seats else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.points, self.seats)
+
+
+def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a win share (fractional wins, for ties, are allowed)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo_difference(share: float, players: int) -> float:
+    """The rating difference of one bot against a field of ``players - 1`` equal others
+    that gives it this win share, by the Bradley-Terry (Luce) model: it wins with
+    probability ``q / (q + players - 1)`` where ``q = 10 ** (difference / 400)``.
+    Two players: the usual ``400 log10(p / (1 - p))``. Infinite at a share of 0 or 1."""
+    if share <= 0.0:
+        return -math.inf
+    if share >= 1.0:
+        return math.inf
+    return 400.0 * math.log10(share * (players - 1) / (1.0 - share))
+
+
+def line_up(bots: Sequence[str], players: int) -> list[str]:
+    """One bot per seat: as given, or the last one repeated to fill the table."""
+    if not bots or len(bots) > players:
+        raise ValueError(f"name 1 to {players} bots")
+    return list(bots) + [bots[-1]] * (players - len(bots))
+
+
+def rotations(seats: Sequence[str]) -> Iterator[list[str]]:
+    for shift in range(len(seats)):
+        yield list(seats[-shift:]) + list(seats[:-shift]) if shift else list(seats)
+
+
+def play_match(
+    options: GameOptions,
+    bots: Sequence[str],
+    games: int,
+    seed: str,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Standing]:
+    """Play at least ``games`` games (a whole number of rotations) and tally each kind."""
+    seats = line_up(bots, options.players)
+    deals = -(-games // options.players)
+    standings = {kind: Standing(kind) for kind in seats}
+    played = 0
+    for deal in range(deals):
+        for lineup in rotations(seats):
+            game = play_game(options, lineup, f"{seed}:{deal}", iterations=iterations, seconds=seconds)
+            state = game.state
+            totals = state.player_totals()
+            for seat, kind in enumerate(lineup):
+                standing = standings[kind]
+                standing.seats += 1
+                standing.totals.append(totals[seat])
+                if seat in state.winners:
+                    standing.points += 1.0 / len(state.winners)
+            played += 1
+            if progress is not None:
+                progress(played, deals * options.players)
+    return standings
+
+
+def report(standings: dict[str, Standing], players: int) -> list[str]:
+    """The table the arena prints: per kind, its win share with a 95% interval and, for a
+    kind that held one seat a game against a field of one other kind, the Elo difference
+    (with the interval's ends)."""
+    games = sum(s.seats for s in standings.values()) // players
+    lines = [f"{'bot':<10} {'seats':>6} {'win share':>10} {'95% CI':>17} {'mean total':>11} {'Elo vs field':>20}"]
+    for standing in standings.values():
+        low, high = standing.interval()
+        mean = sum(standing.totals) / len(standing.totals) if standing.totals else 0.0
+        elo = ""
+        if len(standings) == 2 and standing.seats == games:
+            elo = (
+                f"{elo_difference(standing.share, players):+.0f} "
+                f"[{elo_difference(low, players):+.0f}, {elo_difference(high, players):+.0f}]"
+            )
+        lines.append(
+            f"{standing.kind:<10} {standing.seats:>6} {standing.share:>10.3f} "
+            f"[{low:.3f}, {high:.3f}] {mean:>11.1f} {elo:>20}"
+        )
+    return lines

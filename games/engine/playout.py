@@ -1,0 +1,145 @@
+"""Playouts for the search: a quick, reasonable way to finish a sampled game.
+
+A playout advances a complete ``GameState`` in place through the trusted
+path (``execute_trusted``), each seat choosing with a cheap policy: a few
+random legal placements, of which the one with the best immediate score
+difference is played (R17 kept by the board makes judging one a few steps),
+and the greedy bot's balanced selection. It stops at the end of the game, or
+earlier at the end of a round, where ``rewards`` estimates the rest.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+from .actions import PlacePiece, SelectPieces, place_action
+from .bots import balanced_selection, greedy_placements
+from .commands import execute_trusted
+from .constants import CITIES, LOTS_PER_CITY
+from .rotation import CARD_INDEXES
+from .state import PLACEMENT, SELECTION, GameState
+
+SAMPLES = 4
+"""Random legal placements a playout judges per turn: more plays better and slower."""
+TEMPERATURE = 4.0
+"""Points of estimated lead that make a reward of about 0.73 (a logistic curve) at a cut-off."""
+
+
+def policy_placement(state: GameState, player: int, rng: random.Random, samples: int = SAMPLES) -> PlacePiece:
+    """Of up to ``samples`` random legal placements, the one with the best immediate score
+    difference (the player's colours minus the best other player's); ties to the first."""
+    colours = state.colours
+    mine = colours[player]
+    selection = state.selection
+    pieces = [(c, s) for c in mine for s in (1, 2, 3, 4) if selection[c][s - 1]]
+    hand = state.hands[player]
+    by_card = CARD_INDEXES[state.sides[player]]
+    board = state.board
+    owners, storeys = board.owner, board.storeys
+    random_float = rng.random
+    best: tuple[int, int, int, int] | None = None
+    best_diff = -1_000_000
+    tries = 0
+    found = 0
+    while found < samples and tries < 8 * samples:
+        tries += 1
+        card = hand[int(random_float() * len(hand))]
+        index = by_card[card][int(random_float() * CITIES)]
+        colour, size = pieces[int(random_float() * len(pieces))]
+        owner = owners[index]
+        if owner >= 0 and owner != colour and storeys[index * 4 + colour] + size < storeys[index * 4 + owner]:
+            continue  # R14 refuses it
+        found += 1
+        points = board.points_after(index, colour, size)
+        diff = sum(points[c] for c in mine) - max(sum(points[c] for c in cs) for cs in colours if cs is not mine)
+        if diff > best_diff:
+            best_diff, best = diff, (card, index, size, colour)
+    if best is None:  # no luck sampling: the first legal placement there is
+        best = _first_placement(state, player, pieces)
+    card, index, size, colour = best
+    return place_action(card, index // LOTS_PER_CITY, size, colour if len(mine) > 1 else None)
+
+
+def greedy_placement(state: GameState, player: int, rng: random.Random) -> PlacePiece:
+    """The greedy bot's choice, made on the state itself (no view to build)."""
+    mine = state.colours[player]
+    selections = {c: state.selection[c] for c in mine}
+    best = greedy_placements(state.board, state.hands[player], state.sides[player], selections, state.colours, player)
+    p = best[rng.randrange(len(best))]
+    return place_action(p.card, p.city, p.size, p.colour if len(mine) > 1 else None)
+
+
+def _first_placement(state: GameState, player: int, pieces: Sequence[tuple[int, int]]) -> tuple[int, int, int, int]:
+    by_card = CARD_INDEXES[state.sides[player]]
+    for card in state.hands[player]:
+        for index in by_card[card]:
+            for colour, size in pieces:
+                if state.board.accepts(index, colour, size):
+                    return card, index, size, colour
+    raise AssertionError("R16 leaves the seat to act a legal placement")
+
+
+def policy_selection(state: GameState) -> SelectPieces:
+    colour = state.selection_queue[0]
+    return SelectPieces(balanced_selection(state.reserve[colour], state.options.pieces_per_round), colour)
+
+
+PLACEMENT_POLICY = greedy_placement
+
+
+PLIES: int | None = None
+"""If set, a playout also stops after this many actions (and ``rewards`` estimates the rest)."""
+
+
+def play_out(state: GameState, rng: random.Random, *, until_round: int) -> None:
+    """Advance ``state`` with the policy until the game ends, round ``until_round`` is scored,
+    or ``PLIES`` actions were played."""
+    plies = 0
+    while not state.is_finished and state.round <= until_round and (PLIES is None or plies < PLIES):
+        plies += 1
+        player = state.to_act
+        assert player is not None
+        if state.phase == PLACEMENT:
+            execute_trusted(state, player, PLACEMENT_POLICY(state, player, rng), rng)
+        elif state.phase == SELECTION:
+            execute_trusted(state, player, policy_selection(state), rng)
+        else:  # pragma: no cover - _advance never leaves another phase with a seat to act
+            raise AssertionError(state.phase)
+
+
+def leads(state: GameState) -> list[float]:
+    """Each player's estimated lead over the best other player at the end of the game.
+
+    A total is estimated as the score so far plus the board's points for every
+    round still to be scored (buildings stay and are scored each round, R12,
+    R17). Public information only: the same in every sample of a seat's view.
+    """
+    colours = state.colours
+    rounds_left = state.options.rounds - state.round + (0 if state.is_finished else 1)
+    points = state.board.points()
+    estimate = [sum(state.scores[c] + rounds_left * points[c] for c in cs) for cs in colours]
+    active = [p for p in range(len(colours)) if not state.resigned[p]]
+    return [
+        estimate[p] - max((estimate[q] for q in active if q != p), default=0) if p in active else -1000.0
+        for p in range(len(colours))
+    ]
+
+
+def rewards(state: GameState, baseline: list[float]) -> list[float]:
+    """Each player's reward in [0, 1] for ``state``, the end of a playout.
+
+    A finished game pays its winners (a shared win is split). A playout cut
+    short pays a logistic curve of how much the player's estimated lead grew
+    since the search began (``baseline``, from ``leads``): a player far ahead or
+    behind still tells a better move from a worse one, where a curve of the lead
+    itself would flatten.
+    """
+    if state.is_finished:
+        won = state.winners
+        return [1.0 / len(won) if p in won else 0.0 for p in range(len(state.colours))]
+    return [
+        1.0 / (1.0 + math.exp(max(-50.0, min(50.0, (before - now) / TEMPERATURE))))
+        for now, before in zip(leads(state), baseline, strict=True)
+    ]
