@@ -67,7 +67,7 @@ def serve(args: argparse.Namespace) -> None:
     run(PYTHON, "manage.py", "seed_demo", env=env)
     worker_cmd = [
         str(BIN / "celery"), "-A", "manhattan_site", "worker", "--beat", "--loglevel", "INFO",
-        "--concurrency", "1", "--schedule", str(ROOT / "var" / "celerybeat-schedule"),
+        "--concurrency", "1", "--queues", "celery,bots", "--schedule", str(ROOT / "var" / "celerybeat-schedule"),
     ]  # fmt: skip
     print("+", " ".join(worker_cmd), flush=True)
     worker = subprocess.Popen(worker_cmd, cwd=ROOT, env=env)

@@ -74,6 +74,7 @@ class Seat(models.Model):
         NONE = "", "Human"
         RANDOM = "random", "Random bot"
         GREEDY = "greedy", "Greedy bot"
+        STRONG = "strong", "Strong bot"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     index = models.PositiveSmallIntegerField()

@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 from django.dispatch import receiver
 
@@ -18,10 +19,15 @@ from .store import LoadedGame
 logger = logging.getLogger(__name__)
 
 
-@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+@shared_task(ignore_result=True, soft_time_limit=90, time_limit=120)  # type: ignore[untyped-decorator]
 def play_bot_turns(game_id: str) -> int:
-    """Play every bot move that is due in the game (until a human's turn)."""
-    return play.play_bot_turns(game_id=game_id)
+    """Play the bot moves that are due in the game (until a human's turn), for
+    at most ``BOT_TASK_SECONDS``; what is left is queued again, so one game's
+    bots never keep the bots' worker from the other games for long."""
+    moves = play.play_bot_turns(game_id=game_id, seconds=settings.BOT_TASK_SECONDS)
+    if play.bot_to_act(game_id) is not None:
+        _enqueue(game_id)
+    return moves
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]

@@ -153,6 +153,15 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # CONN_MAX_AGE and health checks (see manhattan_site/celery.py).
 CELERY_DB_REUSE_MAX = 2**31
 CELERY_TIMEZONE = TIME_ZONE
+# Bot turns have a queue of their own: a search bot thinks for up to
+# BOT_SEARCH_SECONDS a move, and that must never hold up the emails.
+CELERY_TASK_ROUTES = {
+    "games.tasks.play_bot_turns": {"queue": "bots"},
+    "games.tasks.sweep_bot_turns": {"queue": "bots"},
+}
+BOT_SEARCH_SECONDS: float | None = float(env("BOT_SEARCH_SECONDS", "1.0"))
+BOT_SEARCH_ITERATIONS: int | None = env_int("BOT_SEARCH_ITERATIONS", 0) or None
+BOT_TASK_SECONDS = env_int("BOT_TASK_SECONDS", 20)  # then the task queues itself again
 # One beat runs these; each is a sweep over due rows, never a long ETA task.
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": env_int("BOT_SWEEP_SECONDS", 60)},

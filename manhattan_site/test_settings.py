@@ -13,6 +13,9 @@ from .settings import *  # noqa: F403
 # Tests never wait for a broker: bot turns and emails are scheduled with
 # on_commit and asserted or run explicitly (see tests/conftest.py).
 CELERY_BROKER_URL = "memory://"
+# Search bots think for a fixed number of iterations: fast and the same every run.
+BOT_SEARCH_SECONDS = None
+BOT_SEARCH_ITERATIONS = 24
 REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = ["rest_framework.renderers.JSONRenderer"]  # noqa: F405
 
 # One test database per process, so that two test runs on one machine never meet.

@@ -18,6 +18,9 @@ def test_compose_file_parses_and_names_every_service():
     assert {"web", "worker", "beat", "postgres", "redis", "mailpit"} <= set(services)
     assert "gunicorn" in services["web"]["command"]
     assert "worker" in services["worker"]["command"]
+    # Bot turns have a worker of their own, on their own queue, so a search never delays an email.
+    assert "--queues bots" in services["bots"]["command"]
+    assert "--queues celery" in services["worker"]["command"]
     assert "beat" in services["beat"]["command"]
     for name in ("web", "worker", "postgres", "redis", "mailpit"):
         assert "healthcheck" in services[name], name

@@ -41,6 +41,7 @@ STATUS_LABELS: dict[str, Promise] = {
     Game.Status.ABANDONED: gettext_lazy("Abandoned"),
 }
 BOT_LABELS: dict[str, Promise] = {
+    "strong": gettext_lazy("strong bot"),
     "greedy": gettext_lazy("greedy bot"),
     "random": gettext_lazy("random bot"),
 }

@@ -9,21 +9,23 @@ and an email reply all enter at ``submit_action``; what they answer is theirs.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import models, transaction
 from django.db.models import QuerySet
 
 from accounts.models import User
 from games import engine, store
 from games.engine import Action, GameState, RuleError, UndoLastPlacement
-from games.engine.bots import bot_for
+from games.engine.bots import SEARCH_BOTS, bot_for
 from games.errors import GameError, StaleVersion, from_rule_error
 from games.models import Game, Seat
 
 MAX_BOT_MOVES_PER_TASK = 500
-TIMEOUT_BOT = "greedy"  # who moves for a player whose turn timed out
+TIMEOUT_BOT = "strong"  # who moves for a player whose turn timed out
 
 
 @dataclass(frozen=True)
@@ -91,48 +93,78 @@ def submit_action(*, game_id: Any, user: User, action: Action, expected_version:
 
 
 def _bot_action(loaded: store.LoadedGame, seat: Seat, kind: str, purpose: str) -> Action:
-    """What bot ``kind`` plays for ``seat``: it sees only that seat's view."""
+    """What bot ``kind`` plays for ``seat``: it sees only that seat's view. A
+    search bot thinks for the budget the settings give (``BOT_SEARCH_SECONDS``,
+    ``BOT_SEARCH_ITERATIONS``)."""
     state = _active(loaded)
     game = loaded.game
     view = engine.player_view(state, seat.index)
-    return bot_for(kind)(view, random.Random(f"{game.secret.seed}:{purpose}:{game.version}"))
+    if kind in SEARCH_BOTS:
+        bot = bot_for(kind, seconds=settings.BOT_SEARCH_SECONDS, iterations=settings.BOT_SEARCH_ITERATIONS)
+    else:
+        bot = bot_for(kind)
+    return bot(view, random.Random(f"{game.secret.seed}:{purpose}:{game.version}"))
 
 
-def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK) -> int:
-    """Let bots move while it is a bot's turn; one transaction per move, so a
-    human's concurrent action is never blocked for a whole bot sequence."""
+def _decide_then_store(game_id: Any, seat: int, kind: str, cause: str) -> ActionResult | None:
+    """The bot decides on the game as it is, outside any transaction (a search
+    takes up to a second and must not hold the game's row lock meanwhile),
+    then its move is stored if the game is still where the bot saw it and the
+    turn is still ``seat``'s. ``None`` if the game moved on."""
+    loaded = store.load(game_id)
+    player = loaded.seat_at(seat)
+    if player is None or loaded.game.to_act_seat != seat:
+        return None
+    action = _bot_action(loaded, player, kind, cause)
+    with transaction.atomic():
+        locked = store.load(game_id, lock=True)
+        if locked.game.version != loaded.game.version:
+            return None
+        state, events = execute_checked(locked, seat, action)
+        store.append(locked, state, events, seat=seat, actor=None, cause=cause)
+        return ActionResult(loaded=locked, seat=seat, events=events)
+
+
+def bot_to_act(game_id: Any) -> Seat | None:
+    """The bot's seat whose turn it is in an active game, if it is a bot's turn."""
+    try:
+        loaded = store.load(game_id, fold=False)
+    except GameError:
+        return None
+    seat = loaded.seat_at(loaded.game.to_act_seat)
+    active = loaded.game.status == Game.Status.ACTIVE
+    return seat if active and seat is not None and seat.is_bot else None
+
+
+def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK, seconds: float | None = None) -> int:
+    """Let bots move while it is a bot's turn, for at most ``limit`` moves and
+    ``seconds``; the number of moves. One transaction per move, so a human's
+    concurrent action is never blocked for a whole bot sequence."""
+    deadline = None if seconds is None else time.monotonic() + seconds
     moves = 0
     while moves < limit:
-        with transaction.atomic():
-            try:
-                loaded = store.load(game_id, lock=True)
-                _active(loaded)
-            except GameError:
-                return moves
-            seat = loaded.seat_at(loaded.game.to_act_seat)
-            if seat is None or not seat.is_bot:
-                return moves
-            action = _bot_action(loaded, seat, seat.bot, "bot")
-            state, events = execute_checked(loaded, seat.index, action)
-            store.append(loaded, state, events, seat=seat.index, actor=None, cause="bot")
-        moves += 1
+        seat = bot_to_act(game_id)
+        if seat is None:
+            break
+        if _decide_then_store(game_id, seat.index, seat.bot, "bot") is not None:
+            moves += 1
+        if deadline is not None and time.monotonic() >= deadline:
+            break
     return moves
 
 
 def play_for_absent_player(*, game_id: Any, seat: int, expected_version: int) -> ActionResult:
-    """A bot moves once for the player at ``seat`` whose turn, begun at
-    ``expected_version``, timed out. Refused (``StaleVersion``) if the game
-    has moved on since: the player came back, or another sweep got there first."""
-    with transaction.atomic():
-        loaded = store.load(game_id, lock=True)
-        _active(loaded)
-        game = loaded.game
-        player = loaded.seat_at(seat)
-        if game.version != expected_version or game.to_act_seat != seat or player is None:
-            raise StaleVersion("The turn that timed out is over.", current_version=game.version)
-        state, events = execute_checked(loaded, seat, _bot_action(loaded, player, TIMEOUT_BOT, "timeout"))
-        store.append(loaded, state, events, seat=seat, actor=None, cause="timeout")
-        return ActionResult(loaded=loaded, seat=seat, events=events)
+    """A bot (``TIMEOUT_BOT``) moves once for the player at ``seat`` whose
+    turn, begun at ``expected_version``, timed out. Refused (``StaleVersion``)
+    if the game has moved on since: the player came back, or another sweep
+    got there first."""
+    loaded = store.load(game_id, fold=False)
+    if loaded.game.version != expected_version:
+        raise StaleVersion("The turn that timed out is over.", current_version=loaded.game.version)
+    result = _decide_then_store(game_id, seat, TIMEOUT_BOT, "timeout")
+    if result is None:
+        raise StaleVersion("The turn that timed out is over.", current_version=loaded.game.version)
+    return result
 
 
 def games_waiting_for_bots() -> QuerySet[Game]:

@@ -24,6 +24,7 @@ from games.errors import GameError
 SEAT_CHOICES = [
     ("invite", gettext_lazy("Invite by email")),
     ("open", gettext_lazy("Open seat (anyone with the link)")),
+    ("strong", gettext_lazy("Strong bot (thinks ahead)")),
     ("greedy", gettext_lazy("Greedy bot")),
     ("random", gettext_lazy("Random bot")),
 ]
@@ -41,7 +42,7 @@ class NewGameForm(forms.Form):
     )
     six_rounds = forms.BooleanField(label=gettext_lazy("Six rounds of four pieces (4 players)"), required=False)
     timeout = forms.ChoiceField(
-        label=gettext_lazy("If a player does not move, the greedy bot moves for them after"),
+        label=gettext_lazy("If a player does not move, a bot moves for them after"),
         choices=TIMEOUT_CHOICES,
         initial="168",
         required=False,
@@ -51,7 +52,7 @@ class NewGameForm(forms.Form):
         super().__init__(*args, **kwargs)
         for seat in (2, 3, 4):
             self.fields[f"seat_{seat}"] = forms.ChoiceField(
-                label=_("Seat %(seat)s") % {"seat": seat}, choices=SEAT_CHOICES, initial="greedy", required=False
+                label=_("Seat %(seat)s") % {"seat": seat}, choices=SEAT_CHOICES, initial="strong", required=False
             )
             self.fields[f"email_{seat}"] = forms.EmailField(label=gettext_lazy("Email"), required=False)
 
@@ -66,7 +67,7 @@ class NewGameForm(forms.Form):
         data = self.cleaned_data
         specs = [services.SeatSpec("me")]
         for seat in range(2, data["players"] + 1):
-            kind = data.get(f"seat_{seat}") or "greedy"
+            kind = data.get(f"seat_{seat}") or "strong"
             if kind == "invite":
                 specs.append(services.SeatSpec("invite", email=data[f"email_{seat}"]))
             elif kind == "open":
