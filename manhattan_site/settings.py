@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "notifications",
+    "ratings",
     "anymail",
 ]
 

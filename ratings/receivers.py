@@ -1,0 +1,21 @@
+"""Rates a game in the transaction that finishes it (games announces the events)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.dispatch import receiver
+
+from games import engine, store
+from games.signals import events_appended
+
+from .services import rate_game
+
+
+@receiver(events_appended, dispatch_uid="ratings.rate_finished_games")
+def rate_finished_game(
+    sender: Any, *, loaded: store.LoadedGame, events: list[engine.Event], now: datetime, **kwargs: Any
+) -> None:
+    if loaded.state is not None and any(event["type"] == "game_finished" for event in events):
+        rate_game(loaded.game, loaded.seats, loaded.state, now)
