@@ -38,7 +38,7 @@ SITE_URL = env("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", SITE_URL)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "manhattan_site.apps.ManhattanAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

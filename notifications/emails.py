@@ -14,7 +14,6 @@ from typing import Any
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import translation
 
 from accounts import links
@@ -45,10 +44,15 @@ def email_context(notification: Notification) -> dict[str, Any]:
         return context
     if user is not None:
         context["user"] = user
+        # Signed like every other link: it signs the player in and lands on the page.
+        context["preferences_link"] = links.page_url(user, "preferences")
         if notification.kind in UNSUBSCRIBABLE:
             context["unsubscribe_link"] = links.unsubscribe_url(user, notification.kind)
-    if notification.kind == Kind.DIGEST:
-        context["games_link"] = links.absolute(reverse("games:list"))
+    if notification.kind == Kind.DIGEST and user is not None:
+        context["games_link"] = links.page_url(user, "games")
+        context["game_links"] = [
+            {"id": str(game_id), "link": links.game_url(user, str(game_id))} for game_id in context.get("games", [])
+        ]
     if game is None:
         return context
     context["game"] = game

@@ -163,6 +163,8 @@ def test_two_invited_players_play_a_whole_game_in_the_browser(
     for email in (alice, bob):
         page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()  # phone width
         page.goto(link_for(email, "invite"))
+        page.get_by_test_id("link-continue").click()  # opening a link only asks; the button signs in
+        page.wait_for_load_state()
         assert "/accounts/link/" not in page.url  # the token left the address bar
         page.get_by_test_id("join-button").click()
         page.wait_for_load_state()

@@ -36,7 +36,7 @@ from tests.notifications.helpers import (
 
 pytestmark = pytest.mark.django_db
 
-LINK = re.compile(r"http://[^\s\"<>]+/accounts/link/(login|game|invite)/([^/\s\"<>]+)/[^\s\"<>]*")
+LINK = re.compile(r"http://[^\s\"<>]+/accounts/link/(login|game|invite|page)/([^/\s\"<>]+)/[^\s\"<>]*")
 REPLYABLE_KINDS = (Kind.YOUR_TURN, Kind.REMINDER, Kind.GAME_STARTED, Kind.MOVE_REFUSED)
 
 
@@ -265,9 +265,12 @@ def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notificat
     assert_headers(notification, message)
 
     if kind == Kind.DIGEST:
-        games_link = settings.SITE_URL + reverse("games:list")
-        assert games_link in text
-        assert f'href="{games_link}"' in markup
+        # Every link of the digest is signed like a game email's (issue 12).
+        assert the_link(text, markup, links.PAGE).page == "games"
+        data = the_link(text, markup, links.GAME)
+        assert data.email == notification.email
+        assert data.game in notification.context["games"]
+        assert settings.SITE_URL + reverse("games:list") not in text
     else:
         purpose = {Kind.LOGIN: links.LOGIN, Kind.INVITATION: links.INVITE}.get(kind, links.GAME)
         data = the_link(text, markup, purpose)
@@ -282,6 +285,11 @@ def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notificat
     else:
         assert_game_sections(notification, text, markup)
         assert "The board, seen from the south side" in text
+
+    if notification.user is not None and kind != Kind.LOGIN:
+        # The footer's preferences link is signed too: it signs in and lands on the preferences.
+        assert the_link(text, markup, links.PAGE).page in ("preferences", "games")
+        assert settings.SITE_URL + reverse("notifications:preferences") not in text
 
     if "unsubscribe_link" in emails.email_context(notification):
         assert "To stop receiving this kind of email" in text
@@ -593,8 +601,10 @@ def test_daily_digest_gathers_turns_into_one_email(started_game, alice, mailoutb
     assert len(mailoutbox) == 1
     sent = mailoutbox[0]
     assert sent.subject == "Manhattan: 1 game is waiting for your move"
-    assert f"{settings.SITE_URL}/games/{started_game.public_id}/" in sent.body
-    assert f"{settings.SITE_URL}{reverse('games:list')}" in sent.body
+    # Signed links that sign in and land on the game, and on the list.
+    game_links = [m for m in LINK.finditer(str(sent.body)) if m.group(1) == links.GAME]
+    assert links.read_token(links.GAME, game_links[0].group(2)).game == str(started_game.public_id)
+    assert any(m.group(1) == links.PAGE for m in LINK.finditer(str(sent.body)))
     assert "update" in sent.body
     assert len(mail.outbox) == 1
 
