@@ -25,6 +25,7 @@ from .models import User
 from .permissions import mark_signed_in_by_link
 from .ratelimit import client_address, hit
 from .services import request_sign_in_link
+from .signals import address_confirmed
 
 LOGIN_LINKS_PER_HOUR = 5
 
@@ -107,6 +108,8 @@ def link_view(request: HttpRequest, purpose: str, token: str) -> HttpResponse:
         user, _created = User.objects.get_or_create(email=data.email)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     mark_signed_in_by_link(request, purpose)
+    if purpose == links.LOGIN:  # a link just asked for reached them: their address works
+        address_confirmed.send(sender=User, user=user)
     return _no_referrer(HttpResponseRedirect(target))
 
 
