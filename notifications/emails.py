@@ -91,13 +91,30 @@ def _game_part(game: Game, seat: int, seq: int) -> dict[str, Any]:
     if view.selecting_colour is not None:
         part["selecting_label"] = vocabulary.colour_label(view.selecting_colour)
     if part["my_turn"]:
-        legal = engine.legal_actions(view).to_json()
+        actions = engine.legal_actions(view)
+        legal = actions.to_json()
         part["legal"] = legal
         part["options"] = table.card_options(legal)
+        part["example_move"] = _example_move(actions, len(state.colours[seat]) > 1)
     if state.is_finished:
         part["i_won"] = seat in state.winners
         part["winner_names"] = [str(translation.gettext("you")) if w == seat else names[w] for w in state.winners]
     return part
+
+
+def _example_move(legal: engine.LegalActions, two_colours: bool) -> str:
+    """A legal move, written in the notation's words of the language being
+    rendered (which the reader of the reply reads too)."""
+    action: engine.Action | None = None
+    if legal.selection is not None:
+        choice = legal.selection
+        pieces = [size for size in (1, 2, 3, 4) for _ in range(choice.reserve[size - 1])][: choice.count]
+        action = engine.SelectPieces(pieces=tuple(pieces))
+    elif legal.placements:
+        first = legal.placements[0]
+        colour = first.colour if two_colours else None
+        action = engine.PlacePiece(card=first.card, city=first.city, size=first.size, colour=colour)
+    return engine.format_action(action, language=translation.get_language() or "en") if action else ""
 
 
 def _round_points(view: engine.PlayerView) -> list[dict[str, Any]]:

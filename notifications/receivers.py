@@ -12,12 +12,12 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.signals import sign_in_link_requested
+from accounts.signals import address_confirmed, sign_in_link_requested
 from games import engine, store
 from games.models import Game, Seat
 from games.signals import events_appended, lobby_changed
 
-from . import outbox, reminders
+from . import bounces, outbox, reminders
 from .models import Kind, Notification
 
 # The emails an event causes for every person at the table.
@@ -106,3 +106,9 @@ def write_sign_in_link(sender: Any, *, user: User, next_path: str = "", **kwargs
         user=user,
         context={"next": next_path},
     )
+
+
+@receiver(address_confirmed, dispatch_uid="notifications.address_confirmed")
+def clear_bounce(sender: Any, *, user: User, **kwargs: Any) -> None:
+    """A sign-in link reached the player: mail to their address works again."""
+    bounces.confirm(user.email)
