@@ -36,12 +36,13 @@ def sweep_bot_turns() -> int:
 
 @receiver(events_appended, dispatch_uid="games.tasks.bots_move_next")
 def bots_move_next(sender: Any, *, loaded: LoadedGame, cause: str, **kwargs: Any) -> None:
-    """After an append that leaves a bot to move, its turns are played by a
-    task once the events are committed. ``play_bot_turns`` goes on by its
+    """After an append that leaves a bot (or the bot of an absent player) to
+    move, its turns are played by a task once the events are committed. ``play_bot_turns`` goes on by its
     own loop, so its own moves queue nothing."""
     game = loaded.game
     seat = loaded.seat_at(game.to_act_seat)
-    if cause == "bot" or game.status != Game.Status.ACTIVE or seat is None or not seat.is_bot:
+    automatic = seat is not None and (seat.is_bot or seat.absent_since is not None)
+    if cause in ("bot", "absent") or game.status != Game.Status.ACTIVE or not automatic:
         return
     public_id = str(game.public_id)
     transaction.on_commit(lambda: _enqueue(public_id))

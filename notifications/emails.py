@@ -20,7 +20,7 @@ from accounts import links
 from accounts.models import User
 from games import engine, store
 from games.models import Game
-from games.presentation import board, table, vocabulary
+from games.presentation import board, log, table, vocabulary
 
 from .models import UNSUBSCRIBABLE, Kind, Notification
 from .reply_address import reply_address
@@ -64,7 +64,18 @@ def email_context(notification: Notification) -> dict[str, Any]:
     context["link"] = links.game_url(user, str(game.public_id))
     if notification.seat is not None:
         context.update(_game_part(game, notification.seat, notification.context.get("seq") or game.version))
+        if notification.kind == Kind.TIMEOUT and "from_seq" in notification.context:
+            context["bot_moves"] = _bot_moves(game, notification.seat, notification.context)
     return context
+
+
+def _bot_moves(game: Game, seat: int, data: dict[str, Any]) -> list[str]:
+    """What the timeout bot played for ``seat`` (and what followed), as ``seat`` may see it."""
+    first, last = int(data["from_seq"]), int(data["seq"])
+    events = engine.redact_events(store.event_payloads(game, after=first - 1, upto=last), seat)
+    names = vocabulary.seat_names(game.seats.select_related("user"))
+    names[seat] = str(translation.gettext("you"))
+    return [line for event in events for line in log.describe_event(event, names)]
 
 
 def _game_part(game: Game, seat: int, seq: int) -> dict[str, Any]:

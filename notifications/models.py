@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -41,8 +42,9 @@ UNSUBSCRIBABLE = (
     Kind.TIMEOUT,
     Kind.DIGEST,
 )
-# With the daily digest, these are gathered into one email a day instead.
-DIGESTIBLE = (Kind.YOUR_TURN, Kind.ROUND_SCORED, Kind.GAME_STARTED)
+# With the daily digest, these are gathered into one email a day instead
+# (reminders too, except the warning that a bot is about to move).
+DIGESTIBLE = (Kind.YOUR_TURN, Kind.ROUND_SCORED, Kind.GAME_STARTED, Kind.REMINDER)
 
 
 class Notification(models.Model):
@@ -124,7 +126,9 @@ class Preference(models.Model):
     vacation_until = models.DateTimeField(null=True, blank=True)
     last_digest = models.DateTimeField(null=True, blank=True)
     digest_hour = models.PositiveSmallIntegerField(
-        default=8, help_text="The hour of the day (in the player's time zone) the digest goes out."
+        default=8,
+        validators=[MaxValueValidator(23)],
+        help_text="The hour of the day (in the player's time zone) the digest goes out.",
     )
 
     def __str__(self) -> str:

@@ -124,9 +124,12 @@ def _suppressed_by_preferences(notification: Notification, preference: Preferenc
         return None
     if notification.kind in preference.unsubscribed:
         return Notification.Status.SKIPPED
+    if notification.kind == Kind.REMINDER and Kind.YOUR_TURN in preference.unsubscribed:
+        return Notification.Status.SKIPPED  # no turn emails means no reminders of turns either
     if preference.frequency == Preference.Frequency.NONE and notification.kind != Kind.INVITATION:
         return Notification.Status.SKIPPED
-    if preference.frequency == Preference.Frequency.DAILY_DIGEST and notification.kind in DIGESTIBLE:
+    warning = notification.kind == Kind.REMINDER and notification.context.get("warning")
+    if preference.frequency == Preference.Frequency.DAILY_DIGEST and notification.kind in DIGESTIBLE and not warning:
         return Notification.Status.DIGESTED
     return None
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import models, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from accounts.models import User
 from games import engine, store
@@ -21,9 +22,10 @@ from games.engine import Action, GameState, RuleError, UndoLastPlacement
 from games.engine.bots import bot_for
 from games.errors import GameError, StaleVersion, from_rule_error
 from games.models import Game, Seat
+from games.signals import player_returned
 
 MAX_BOT_MOVES_PER_TASK = 500
-TIMEOUT_BOT = "greedy"  # who moves for a player whose turn timed out
+TIMEOUT_BOT = "greedy"  # who moves for a player whose turn timed out (and then, until they come back)
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,28 @@ def submit_action(*, game_id: Any, user: User, action: Action, expected_version:
                 current_version=version,
             )
         state, events = execute_checked(loaded, seat.index, action)
+        if seat.absent_since is not None:  # a move of their own: the player is back
+            seat.absent_since = None
+            seat.save(update_fields=["absent_since"])
         store.append(loaded, state, events, seat=seat.index, actor=user, cause="move")
         return ActionResult(loaded=loaded, seat=seat.index, events=events)
+
+
+def come_back(*, game_id: Any, user: User) -> bool:
+    """The player takes their seat back from the timeout bot ("I'm back");
+    False if the bot was not playing for them."""
+    with transaction.atomic():
+        loaded = store.load(game_id, lock=True, fold=False)
+        seat = loaded.seat_of(user)
+        if seat is None:
+            raise GameError("not_a_player", "You have no seat in this game.")
+        if seat.absent_since is None:
+            return False
+        seat.absent_since = None
+        seat.save(update_fields=["absent_since"])
+        # If it is their turn now, its clock starts again (the listeners set it).
+        player_returned.send(sender=Game, loaded=loaded, seat=seat.index, now=timezone.now())
+        return True
 
 
 def _bot_action(loaded: store.LoadedGame, seat: Seat, kind: str, purpose: str) -> Action:
@@ -110,18 +132,21 @@ def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK) -> int:
             except GameError:
                 return moves
             seat = loaded.seat_at(loaded.game.to_act_seat)
-            if seat is None or not seat.is_bot:
+            if seat is None or not (seat.is_bot or seat.absent_since is not None):
                 return moves
-            action = _bot_action(loaded, seat, seat.bot, "bot")
+            # A bot's seat, or a player's whose turn timed out and who has not come back.
+            kind, cause = (seat.bot, "bot") if seat.is_bot else (TIMEOUT_BOT, "absent")
+            action = _bot_action(loaded, seat, kind, cause)
             state, events = execute_checked(loaded, seat.index, action)
-            store.append(loaded, state, events, seat=seat.index, actor=None, cause="bot")
+            store.append(loaded, state, events, seat=seat.index, actor=None, cause=cause)
         moves += 1
     return moves
 
 
 def play_for_absent_player(*, game_id: Any, seat: int, expected_version: int) -> ActionResult:
-    """A bot moves once for the player at ``seat`` whose turn, begun at
-    ``expected_version``, timed out. Refused (``StaleVersion``) if the game
+    """A bot moves for the player at ``seat`` whose turn, begun at
+    ``expected_version``, timed out, and goes on moving for them turn after
+    turn (``play_bot_turns``) until they come back. Refused (``StaleVersion``) if the game
     has moved on since: the player came back, or another sweep got there first."""
     with transaction.atomic():
         loaded = store.load(game_id, lock=True)
@@ -131,14 +156,18 @@ def play_for_absent_player(*, game_id: Any, seat: int, expected_version: int) ->
         if game.version != expected_version or game.to_act_seat != seat or player is None:
             raise StaleVersion("The turn that timed out is over.", current_version=game.version)
         state, events = execute_checked(loaded, seat, _bot_action(loaded, player, TIMEOUT_BOT, "timeout"))
+        # From now on the bot plays each of their turns (cause "absent") until they come back.
+        player.absent_since = timezone.now()
+        player.save(update_fields=["absent_since"])
         store.append(loaded, state, events, seat=seat, actor=None, cause="timeout")
         return ActionResult(loaded=loaded, seat=seat, events=events)
 
 
 def games_waiting_for_bots() -> QuerySet[Game]:
-    """Active games whose turn is a bot's (for the periodic sweep)."""
+    """Active games whose turn is a bot's, or an absent player's (for the periodic sweep)."""
+    bots = [kind for kind in Seat.Bot.values if kind]
     return Game.objects.filter(
+        Q(seats__bot__in=bots) | Q(seats__absent_since__isnull=False),
         status=Game.Status.ACTIVE,
         seats__index=models.F("to_act_seat"),
-        seats__bot__in=[kind for kind in Seat.Bot.values if kind],
     ).distinct()

@@ -81,7 +81,8 @@ def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
         return latest(Kind.REMINDER, seat=0)
     if kind == Kind.TIMEOUT:
         placement_turn_of(game, 0)
-        assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
+        assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 0  # the warning first
+        assert reminders.time_out_absent_players(timezone.now() + timedelta(days=9)) == 1
         return latest(Kind.TIMEOUT, seat=0)
     if kind == Kind.MOVE_REFUSED:
         placement_turn_of(game, 0)
@@ -437,7 +438,8 @@ def test_a_last_reminder_without_a_timeout_does_not_mention_the_bot(started_game
 
 def test_timeout_says_the_greedy_bot_moved(started_game):
     placement_turn_of(started_game, 0)
-    assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
+    assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 0  # the warning first
+    assert reminders.time_out_absent_players(timezone.now() + timedelta(days=9)) == 1
     notification = latest(Kind.TIMEOUT, seat=0)
     message = emails.build_message(notification)
     text, markup = parts(message)
