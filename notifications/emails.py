@@ -58,6 +58,9 @@ def email_context(notification: Notification) -> dict[str, Any]:
     context["game"] = game
     if notification.kind == Kind.INVITATION:
         context["link"] = links.invite_url(notification.email, str(game.public_id), notification.seat or 0)
+        if user is None:  # no account to unsubscribe: one click stops invitations to the address
+            context["unsubscribe_link"] = links.no_invitations_url(notification.email)
+            context["no_invitations"] = True
         context["players"] = game.players
         return context
     assert user is not None

@@ -24,7 +24,7 @@ from accounts import links
 from accounts.auth_helpers import request_user
 from accounts.models import User
 
-from . import outbox, reminders
+from . import bounces, outbox, reminders
 from .context_processors import dev_outbox
 from .models import UNSUBSCRIBABLE, Kind, Preference
 
@@ -56,6 +56,24 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
 
 
 TIME_ZONES = [("", "UTC"), *((name, name) for name in sorted(zoneinfo.available_timezones()))]
+
+
+@csrf_exempt  # RFC 8058 one-click, like unsubscribing
+@require_http_methods(["GET", "POST"])
+def no_invitations_view(request: HttpRequest, token: str) -> HttpResponse:
+    """ "Do not invite me again", for an invitee without an account: GET asks, POST records it."""
+    try:
+        data = links.read_token(links.NO_INVITATIONS, token)
+    except links.BadLink as error:
+        response = render(request, "accounts/bad_link.html", {"reason": error.reason}, status=400)
+        response["Referrer-Policy"] = "no-referrer"
+        return response
+    done = request.method == "POST"
+    if done:
+        bounces.block_invitations(data.email)
+    response = render(request, "notifications/no_invitations.html", {"done": done, "token": token})
+    response["Referrer-Policy"] = "no-referrer"
+    return response
 
 
 class PreferenceForm(forms.ModelForm[Preference]):
