@@ -485,7 +485,7 @@ def test_invitation_names_the_inviter_and_the_way_to_decline(started_game, bob):
     assert (data.seat, data.game) == (1, str(started_game.public_id))
 
 
-def test_an_invitation_to_someone_without_an_account_has_no_unsubscribe_header(alice):
+def test_an_invitation_to_someone_without_an_account_stops_invitations_in_one_click(alice):
     game = services.create_game(
         creator=alice,
         options={"players": 2},
@@ -496,7 +496,8 @@ def test_an_invitation_to_someone_without_an_account_has_no_unsubscribe_header(a
     assert notification.game == game
     message = emails.build_message(notification)
     assert message.body.startswith("Hello,\n")
-    assert "List-Unsubscribe" not in message.message()
+    # No account to unsubscribe: the header's link stops invitations to the address (issue 12).
+    assert "/mail/no-invitations/" in message.message()["List-Unsubscribe"]
     assert_mail_safe_html(parts(message)[1])
 
 
