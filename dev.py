@@ -63,6 +63,8 @@ def serve(args: argparse.Namespace) -> None:
     scheduler) beside Django's development server, on embedded defaults."""
     ensure_venv()
     env = dict(os.environ)
+    # The links in the emails point at the address the site is served on (unless SITE_URL says otherwise).
+    env.setdefault("SITE_URL", f"http://{args.addr}")
     run(PYTHON, "manage.py", "migrate", "--noinput", env=env)
     run(PYTHON, "manage.py", "seed_demo", env=env)
     worker_cmd = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions, status
+from rest_framework import exceptions, permissions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from .auth_helpers import request_user
 from .models import ApiToken
+from .permissions import MayCreateTokens
 from .serializers import MeSerializer, NewTokenSerializer, TokenSerializer
 from .services import create_api_token, revoke_api_token
 from .throttles import ScopedRateThrottle
@@ -20,6 +21,8 @@ PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+
 
 class TokenListView(APIView):
     throttle_scope = "token_create"
+    # Creating a token needs a fresh sign-in in a browser (accounts/permissions.py).
+    permission_classes = [permissions.IsAuthenticated, MayCreateTokens]
 
     def get_throttles(self) -> list[BaseThrottle]:
         # The scoped limit applies to creating only; every request has the user limit.
@@ -34,7 +37,7 @@ class TokenListView(APIView):
         operation_id="tokens_create",
         summary="Create an API token (the token is in the response, once)",
         request=TokenSerializer,
-        responses={201: NewTokenSerializer, 400: PROBLEM, 429: PROBLEM},
+        responses={201: NewTokenSerializer, 400: PROBLEM, 403: PROBLEM, 429: PROBLEM},
     )
     def post(self, request: Request) -> Response:
         serializer = TokenSerializer(data=request.data)

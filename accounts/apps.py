@@ -6,4 +6,5 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import schema  # noqa: F401 - registers the OpenAPI extension
+        # The OpenAPI extension, and the receiver that clears a link's mark on every sign-in.
+        from . import permissions, schema  # noqa: F401

@@ -47,6 +47,9 @@ class User(AbstractUser):
     # The language of the site and of every email; blank until chosen, when
     # the browser's (pages) or the site's default (emails) is used.
     language = models.CharField(max_length=8, choices=settings.LANGUAGES, blank=True)
+    # An IANA time zone name (e.g. "Europe/Berlin"); blank: the site's (UTC). The
+    # daily digest goes out at the chosen hour of this zone.
+    time_zone = models.CharField(max_length=64, blank=True)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []

@@ -1,11 +1,15 @@
 """Signing in by emailed link.
 
-Opening a link never changes game state — mail scanners follow links — it
-only signs the player in and redirects, which also takes the token out of
-the address bar. Pages that carry a token send ``Referrer-Policy: no-referrer``.
+Opening a link (GET) changes nothing — mail scanners and link previews follow
+links — it shows a page with one button; the button (POST) signs the player
+in and redirects, which also takes the token out of the address bar. Pages
+that carry a token send ``Referrer-Policy: no-referrer`` (the confirmation page, whose
+button posts back, ``same-origin``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django import forms
 from django.contrib.auth import login, logout
@@ -19,8 +23,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from . import links
 from .models import User
+from .permissions import mark_signed_in_by_link
 from .ratelimit import client_address, hit
 from .services import request_sign_in_link
+from .signals import address_confirmed
 
 LOGIN_LINKS_PER_HOUR = 5
 
@@ -63,35 +69,53 @@ def _safe(request: HttpRequest, path: str) -> bool:
     return bool(path) and url_has_allowed_host_and_scheme(path, allowed_hosts={request.get_host()})
 
 
-@require_http_methods(["GET"])
+def _bad_link(request: HttpRequest, reason: Any, status: int = 400) -> HttpResponse:
+    context = {"reason": reason, "form": EmailForm()}
+    return _no_referrer(render(request, "accounts/bad_link.html", context, status=status))
+
+
+@require_http_methods(["GET", "POST"])
 def link_view(request: HttpRequest, purpose: str, token: str) -> HttpResponse:
-    """Sign in from an emailed link and redirect to where it leads."""
-    if purpose not in (links.LOGIN, links.GAME, links.INVITE):
-        return _no_referrer(render(request, "accounts/bad_link.html", {"reason": _("Unknown link.")}, status=404))
+    """An emailed link: GET shows one button and changes nothing (mail
+    scanners and link previews open every link, and must neither sign anyone
+    in nor use a sign-in link up); the button's POST signs in and redirects."""
+    if purpose not in links.SIGN_IN_PURPOSES:
+        return _bad_link(request, _("Unknown link."), status=404)
     try:
         data = links.read_token(purpose, token)
     except links.BadLink as error:
-        form = EmailForm()
-        context = {"reason": error.reason, "form": form}
-        return _no_referrer(render(request, "accounts/bad_link.html", context, status=400))
+        return _bad_link(request, error.reason)
     user = User.objects.filter(pk=data.user_id).first() if data.user_id else None
+    if user is None and purpose != links.INVITE:
+        return _bad_link(request, links.NOT_VALID)
+    if user is not None and (user.email.lower() != data.email or not user.is_active):
+        return _bad_link(request, links.NOT_VALID)
+    next_path = request.GET.get("next", "")
+    target = links.target_of(data) or (next_path if _safe(request, next_path) else reverse("games:list"))
+    current = request.user if request.user.is_authenticated else None
+    if request.method == "GET":
+        same = current is not None and user is not None and current.pk == user.pk
+        if same and purpose != links.LOGIN:
+            return _no_referrer(HttpResponseRedirect(target))  # already signed in as the link's player
+        context = {
+            "purpose": purpose,
+            "email": data.email,
+            "current": current if not same else None,
+            "action": request.get_full_path(),
+        }
+        page = render(request, "accounts/link_confirm.html", context)
+        # Not no-referrer: with it, a browser sends "Origin: null" with the button's
+        # POST, which CSRF protection refuses. The page loads nothing from other
+        # origins (CSP), so the token in its address reaches no one else either way.
+        page["Referrer-Policy"] = "same-origin"
+        return page
     if user is None:
-        if purpose == links.GAME:
-            return _no_referrer(
-                render(request, "accounts/bad_link.html", {"reason": _("This link is not valid.")}, status=400)
-            )
-        # Invitations and first sign-ins make the account on the first click.
+        # An invitation to an address without an account: made on the button's click.
         user, _created = User.objects.get_or_create(email=data.email)
-    if user.email.lower() != data.email or not user.is_active:
-        return _no_referrer(
-            render(request, "accounts/bad_link.html", {"reason": _("This link is not valid.")}, status=400)
-        )
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    if data.game:
-        target = reverse("games:detail", args=[data.game])
-    else:
-        next_path = request.GET.get("next", "")
-        target = next_path if _safe(request, next_path) else reverse("games:list")
+    mark_signed_in_by_link(request, purpose)
+    if purpose == links.LOGIN:  # a link just asked for reached them: their address works
+        address_confirmed.send(sender=User, user=user)
     return _no_referrer(HttpResponseRedirect(target))
 
 

@@ -86,6 +86,9 @@ class Seat(models.Model):
     side = models.CharField(max_length=1, blank=True)
     colours = models.JSONField(default=list, blank=True)
     joined = models.DateTimeField(null=True, blank=True)
+    # Set when the player's turn timed out: the timeout bot then plays every
+    # turn of theirs until they come back (any move of theirs, or "I'm back").
+    absent_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         # By the column, not the relation: ordering by "game" would join every

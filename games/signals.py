@@ -19,3 +19,7 @@ events_appended = Signal()
 # "joined", "declined") and ``user`` (who joined or declined; the creator for
 # "created").
 lobby_changed = Signal()
+
+# A player took their seat back from the timeout bot: ``loaded`` (no state),
+# ``seat`` and ``now``.
+player_returned = Signal()

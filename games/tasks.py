@@ -32,22 +32,24 @@ def play_bot_turns(game_id: str) -> int:
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_bot_turns() -> int:
-    """Periodic safety net: play bot turns that no task picked up (the broker
-    was down when the move that led to them was stored, or a worker died)."""
-    moves = 0
-    for public_id in play.games_waiting_for_bots().values_list("public_id", flat=True)[:500]:
-        moves += play.play_bot_turns(game_id=public_id)
-    return moves
+    """Periodic safety net: queue the bot turns that no task picked up (the
+    broker was down when the move that led to them was stored, or a worker
+    died); the number of games queued."""
+    waiting = [str(public_id) for public_id in play.games_waiting_for_bots().values_list("public_id", flat=True)[:500]]
+    for public_id in waiting:
+        _enqueue(public_id)  # each game's bots in a task of their own, bounded in time
+    return len(waiting)
 
 
 @receiver(events_appended, dispatch_uid="games.tasks.bots_move_next")
 def bots_move_next(sender: Any, *, loaded: LoadedGame, cause: str, **kwargs: Any) -> None:
-    """After an append that leaves a bot to move, its turns are played by a
-    task once the events are committed. ``play_bot_turns`` goes on by its
-    own loop, so its own moves queue nothing."""
+    """After an append that leaves a bot (or the bot of an absent player) to
+    move, its turns are played by a task once the events are committed.
+    ``play_bot_turns`` goes on by its own loop, so its own moves queue nothing."""
     game = loaded.game
     seat = loaded.seat_at(game.to_act_seat)
-    if cause == "bot" or game.status != Game.Status.ACTIVE or seat is None or not seat.is_bot:
+    automatic = seat is not None and (seat.is_bot or seat.absent_since is not None)
+    if cause in ("bot", "absent") or game.status != Game.Status.ACTIVE or not automatic:
         return
     public_id = str(game.public_id)
     transaction.on_commit(lambda: _enqueue(public_id))

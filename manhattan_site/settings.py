@@ -38,7 +38,7 @@ SITE_URL = env("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", SITE_URL)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "manhattan_site.apps.ManhattanAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -146,6 +146,9 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_TIME_LIMIT = 60
 CELERY_TASK_SOFT_TIME_LIMIT = 45
+# How long a worker holds an email it is sending (notifications/outbox.py):
+# more than the hard time limit, so a claim never expires while a send runs.
+OUTBOX_LEASE_SECONDS = env_int("OUTBOX_LEASE_SECONDS", 90)
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -193,8 +196,17 @@ else:
 INBOUND_EMAIL_ADDRESS = env("INBOUND_EMAIL_ADDRESS", "play@localhost")
 ANYMAIL = {
     # HTTP basic auth ("user:password") that the mail provider's inbound webhook must send.
+    # Production refuses to start without it (notifications/checks.py).
     "WEBHOOK_SECRET": env("INBOUND_WEBHOOK_SECRET") or ("" if PRODUCTION else "inbound:" + SECRET_KEY[:24]),
 }
+# The one django-anymail provider whose inbound route is mounted at
+# /inbound/<provider>/inbound/ ("" mounts none: replies by `manage.py receive_email` only).
+INBOUND_PROVIDER = env("INBOUND_PROVIDER", "sendgrid").strip().lower()
+# The largest inbound webhook body read (a 10 MB reply, attachments included, and the form around it).
+INBOUND_MAX_BYTES = env_int("INBOUND_MAX_BYTES", 12 * 1024 * 1024)
+# The authserv-id of our receiving mail server: only its Authentication-Results
+# headers are believed (empty: the topmost header, which the last server added).
+INBOUND_AUTHSERV_ID = env("INBOUND_AUTHSERV_ID")
 
 # Trusted reverse proxies in front of the site (the TLS proxy in production):
 # client addresses for rate limits are read from what they append to

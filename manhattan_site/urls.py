@@ -4,7 +4,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from games.api.problems import api_not_found
-from notifications.inbound import StrictSendGridInboundWebhookView
+from notifications.inbound import webhook
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),
@@ -13,12 +13,8 @@ urlpatterns = [
     re_path(r"^api/", api_not_found),
     path("accounts/", include("accounts.urls")),
     path("mail/", include("notifications.urls")),
-    path(
-        "inbound/sendgrid/inbound/",
-        StrictSendGridInboundWebhookView.as_view(),
-        name="sendgrid_inbound_webhook",
-    ),
-    path("inbound/", include("anymail.urls")),
+    # Only the configured mail provider's inbound route (INBOUND_PROVIDER).
+    path("inbound/", include((webhook.urlpatterns(), "anymail"))),
     path("games/", include("games.web.urls")),
 ]
 if settings.DEBUG:

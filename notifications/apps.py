@@ -7,4 +7,4 @@ class NotificationsConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects what this app listens to: the games' and accounts' hooks, and inbound mail.
-        from . import receivers, signals  # noqa: F401
+        from . import checks, receivers, signals  # noqa: F401

@@ -1,9 +1,13 @@
 """The daily digest: one email a day for players who chose it, listing the
-games waiting for them and how much happened since the last one."""
+games waiting for them and how much happened since the last one (their turn
+emails, round scores and reminders are gathered into it). It goes out at the
+hour each player chose (``Preference.digest_hour``), in their own time zone
+(``User.time_zone``); the sweep runs hourly."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db import transaction
 from django.db.models import F
@@ -15,13 +19,31 @@ from .models import Kind, Notification, Preference
 from .outbox import enqueue
 
 
+def zone_of(name: str) -> tzinfo:
+    """The time zone called ``name``, or UTC for none or an unknown one."""
+    try:
+        return ZoneInfo(name) if name else ZoneInfo("UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def is_due(preference: Preference, now: datetime) -> bool:
+    """Whether the player's hour has come today, in their zone, and today's digest is not sent."""
+    zone = zone_of(preference.user.time_zone)
+    local = now.astimezone(zone)
+    if local.hour < preference.digest_hour:
+        return False
+    return preference.last_digest is None or preference.last_digest.astimezone(zone).date() < local.date()
+
+
 def send_digests(now: datetime | None = None) -> int:
-    """One email per digest reader who has news or a game waiting; the number written."""
+    """One email per digest reader whose hour has come and who has news or a game waiting; the number written."""
     now = now or timezone.now()
-    since = now - timedelta(hours=23)
     sent = 0
-    readers = Preference.objects.filter(frequency=Preference.Frequency.DAILY_DIGEST).exclude(last_digest__gt=since)
-    for preference in readers.select_related("user"):
+    readers = Preference.objects.filter(frequency=Preference.Frequency.DAILY_DIGEST).select_related("user")
+    for preference in readers:
+        if not is_due(preference, now):
+            continue
         user = preference.user
         waiting = list(
             Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user, seats__index=F("to_act_seat")).values_list(
@@ -41,7 +63,8 @@ def send_digests(now: datetime | None = None) -> int:
                 continue  # another sweep is sending this digest
             enqueue(
                 kind=Kind.DIGEST,
-                key=Notification.key_for(Kind.DIGEST, subject=user.pk, detail=f"{now:%Y-%m-%d}"),
+                # One per claim: two digests on one date (a changed zone or hour) never share a key.
+                key=Notification.key_for(Kind.DIGEST, subject=user.pk, detail=now.isoformat()),
                 email=user.email,
                 user=user,
                 context={"games": [str(g) for g in waiting], "news": news.count()},

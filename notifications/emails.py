@@ -14,14 +14,13 @@ from typing import Any
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import translation
 
 from accounts import links
 from accounts.models import User
 from games import engine, store
 from games.models import Game
-from games.presentation import board, table, vocabulary
+from games.presentation import board, log, table, vocabulary
 
 from .models import UNSUBSCRIBABLE, Kind, Notification
 from .reply_address import reply_address
@@ -45,22 +44,41 @@ def email_context(notification: Notification) -> dict[str, Any]:
         return context
     if user is not None:
         context["user"] = user
+        # Signed like every other link: it signs the player in and lands on the page.
+        context["preferences_link"] = links.page_url(user, "preferences")
         if notification.kind in UNSUBSCRIBABLE:
             context["unsubscribe_link"] = links.unsubscribe_url(user, notification.kind)
-    if notification.kind == Kind.DIGEST:
-        context["games_link"] = links.absolute(reverse("games:list"))
+    if notification.kind == Kind.DIGEST and user is not None:
+        context["games_link"] = links.page_url(user, "games")
+        context["game_links"] = [
+            {"id": str(game_id), "link": links.game_url(user, str(game_id))} for game_id in context.get("games", [])
+        ]
     if game is None:
         return context
     context["game"] = game
     if notification.kind == Kind.INVITATION:
         context["link"] = links.invite_url(notification.email, str(game.public_id), notification.seat or 0)
+        if user is None:  # no account to unsubscribe: one click stops invitations to the address
+            context["unsubscribe_link"] = links.no_invitations_url(notification.email)
+            context["no_invitations"] = True
         context["players"] = game.players
         return context
     assert user is not None
     context["link"] = links.game_url(user, str(game.public_id))
     if notification.seat is not None:
         context.update(_game_part(game, notification.seat, notification.context.get("seq") or game.version))
+        if notification.kind == Kind.TIMEOUT and "from_seq" in notification.context:
+            context["bot_moves"] = _bot_moves(game, notification.seat, notification.context)
     return context
+
+
+def _bot_moves(game: Game, seat: int, data: dict[str, Any]) -> list[str]:
+    """What the timeout bot played for ``seat`` (and what followed), as ``seat`` may see it."""
+    first, last = int(data["from_seq"]), int(data["seq"])
+    events = engine.redact_events(store.event_payloads(game, after=first - 1, upto=last), seat)
+    names = vocabulary.seat_names(game.seats.select_related("user"))
+    names[seat] = str(translation.gettext("you"))
+    return [line for event in events for line in log.describe_event(event, names)]
 
 
 def _game_part(game: Game, seat: int, seq: int) -> dict[str, Any]:
@@ -87,13 +105,30 @@ def _game_part(game: Game, seat: int, seq: int) -> dict[str, Any]:
     if view.selecting_colour is not None:
         part["selecting_label"] = vocabulary.colour_label(view.selecting_colour)
     if part["my_turn"]:
-        legal = engine.legal_actions(view).to_json()
+        actions = engine.legal_actions(view)
+        legal = actions.to_json()
         part["legal"] = legal
         part["options"] = table.card_options(legal)
+        part["example_move"] = _example_move(actions, len(state.colours[seat]) > 1)
     if state.is_finished:
         part["i_won"] = seat in state.winners
         part["winner_names"] = [str(translation.gettext("you")) if w == seat else names[w] for w in state.winners]
     return part
+
+
+def _example_move(legal: engine.LegalActions, two_colours: bool) -> str:
+    """A legal move, written in the notation's words of the language being
+    rendered (which the reader of the reply reads too)."""
+    action: engine.Action | None = None
+    if legal.selection is not None:
+        choice = legal.selection
+        pieces = [size for size in (1, 2, 3, 4) for _ in range(choice.reserve[size - 1])][: choice.count]
+        action = engine.SelectPieces(pieces=tuple(pieces))
+    elif legal.placements:
+        first = legal.placements[0]
+        colour = first.colour if two_colours else None
+        action = engine.PlacePiece(card=first.card, city=first.city, size=first.size, colour=colour)
+    return engine.format_action(action, language=translation.get_language() or "en") if action else ""
 
 
 def _round_points(view: engine.PlayerView) -> list[dict[str, Any]]:

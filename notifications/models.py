@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -41,8 +42,9 @@ UNSUBSCRIBABLE = (
     Kind.TIMEOUT,
     Kind.DIGEST,
 )
-# With the daily digest, these are gathered into one email a day instead.
-DIGESTIBLE = (Kind.YOUR_TURN, Kind.ROUND_SCORED, Kind.GAME_STARTED)
+# With the daily digest, these are gathered into one email a day instead
+# (reminders too, except the warning that a bot is about to move).
+DIGESTIBLE = (Kind.YOUR_TURN, Kind.ROUND_SCORED, Kind.GAME_STARTED, Kind.REMINDER)
 
 
 class Notification(models.Model):
@@ -66,6 +68,9 @@ class Notification(models.Model):
     last_error = models.TextField(blank=True)
     created = models.DateTimeField(default=timezone.now)
     sent = models.DateTimeField(null=True, blank=True)
+    # A worker that is sending this email holds it until then (outbox.deliver):
+    # claimed and committed before the mail server is spoken to.
+    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering: ClassVar[list[str]] = ["-created"]
@@ -120,6 +125,11 @@ class Preference(models.Model):
     unsubscribed = models.JSONField(default=list, blank=True, help_text="Kinds of email switched off.")
     vacation_until = models.DateTimeField(null=True, blank=True)
     last_digest = models.DateTimeField(null=True, blank=True)
+    digest_hour = models.PositiveSmallIntegerField(
+        default=8,
+        validators=[MaxValueValidator(23)],
+        help_text="The hour of the day (in the player's time zone) the digest goes out.",
+    )
 
     def __str__(self) -> str:
         return f"preferences of {self.user_id}"
@@ -145,6 +155,8 @@ class TurnClock(models.Model):
     next_reminder_at = models.DateTimeField(null=True, blank=True)
     reminders_sent = models.PositiveSmallIntegerField(default=0)
     timeout_at = models.DateTimeField(null=True, blank=True)
+    # Whether the player has been told when the bot will move (a timeout always comes after a warning).
+    warned = models.BooleanField(default=False)
 
     class Meta:
         indexes: ClassVar[list[models.Index]] = [
@@ -173,3 +185,54 @@ class Reply(models.Model):
 
     def __str__(self) -> str:
         return f"reply {self.message_id}"
+
+
+class Suppression(models.Model):
+    """An address that gets no more mail of some kind: it bounced (a permanent
+    SMTP refusal; cleared when its player confirms it again by signing in with
+    a fresh link), or its owner asked for no more invitations."""
+
+    class Reason(models.TextChoices):
+        BOUNCING = "bouncing", _("Bouncing")
+        NO_INVITATIONS = "no_invitations", _("No more invitations")
+
+    email = models.EmailField()
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    created = models.DateTimeField(default=timezone.now)
+    detail = models.TextField(blank=True, help_text="The mail server's answer, for a bounce.")
+
+    class Meta:
+        constraints: ClassVar[list[Any]] = [
+            models.UniqueConstraint(fields=["email", "reason"], name="suppression_unique_reason")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.email} ({self.reason})"
+
+
+class InboundRefusal(models.Model):
+    """Inbound mail that was dropped or refused, and why: for operators (the
+    admin counts them by reason)."""
+
+    class Reason(models.TextChoices):
+        NO_TOKEN = "no_token", _("No valid reply address")
+        UNKNOWN_EMAIL = "unknown_email", _("The address names no game email")
+        WRONG_SENDER = "wrong_sender", _("Not from the player's address")
+        FORGED_SENDER = "forged_sender", _("SPF and DKIM both failed for the player's domain")
+        AUTO_REPLY = "auto_reply", _("An automatic reply")
+        GAME_OVER = "game_over", _("The game is over")
+        STALE = "stale", _("A reply to an earlier position")
+        CAPPED = "capped", _("Too many refusals to this player")
+
+    received = models.DateTimeField(default=timezone.now, db_index=True)
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    sender = models.CharField(max_length=254, blank=True)
+    message_id = models.CharField(max_length=200, blank=True)
+    notification = models.ForeignKey(Notification, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    detail = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering: ClassVar[list[str]] = ["-received"]
+
+    def __str__(self) -> str:
+        return f"{self.reason} from {self.sender or '?'}"

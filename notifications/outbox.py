@@ -15,12 +15,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from celery import current_app
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
 from games.models import Game
 
+from . import bounces
 from .emails import build_message
 from .mailer import send
 from .models import DIGESTIBLE, Kind, Notification, Preference
@@ -28,6 +32,10 @@ from .models import DIGESTIBLE, Kind, Notification, Preference
 logger = logging.getLogger(__name__)
 MAX_BACKOFF = timedelta(hours=1)
 GIVE_UP_AFTER = timedelta(days=3)
+# How long a worker holds an email it is sending (OUTBOX_LEASE_SECONDS): longer
+# than a send can take (the task's hard time limit ends a worker stuck longer),
+# so a claim does not expire mid-send; a crashed worker's claim expires after it.
+LEASE = timedelta(seconds=settings.OUTBOX_LEASE_SECONDS)
 DELIVERY_BATCH = 20  # emails per delivery task
 DELIVER_TASK = "notifications.tasks.deliver_notifications"
 
@@ -116,9 +124,12 @@ def _suppressed_by_preferences(notification: Notification, preference: Preferenc
         return None
     if notification.kind in preference.unsubscribed:
         return Notification.Status.SKIPPED
+    if notification.kind == Kind.REMINDER and Kind.YOUR_TURN in preference.unsubscribed:
+        return Notification.Status.SKIPPED  # no turn emails means no reminders of turns either
     if preference.frequency == Preference.Frequency.NONE and notification.kind != Kind.INVITATION:
         return Notification.Status.SKIPPED
-    if preference.frequency == Preference.Frequency.DAILY_DIGEST and notification.kind in DIGESTIBLE:
+    warning = notification.kind == Kind.REMINDER and notification.context.get("warning")
+    if preference.frequency == Preference.Frequency.DAILY_DIGEST and notification.kind in DIGESTIBLE and not warning:
         return Notification.Status.DIGESTED
     return None
 
@@ -126,45 +137,75 @@ def _suppressed_by_preferences(notification: Notification, preference: Preferenc
 def deliver(notification_id: int) -> bool:
     """Send one pending notification; True if this call sent it.
 
-    The row stays locked while the mail is handed to the server, so a second
-    worker (a redelivered task, the sweep) skips it, and afterwards sees it
-    sent. Failures back off exponentially and give up after GIVE_UP_AFTER (by age).
+    Three short steps, and the mail server is spoken to outside any database
+    transaction (a hung server must never hold a lock that a move waits for):
+
+    1. claim the row with a conditional UPDATE (a lease until ``LEASE``), which
+       commits at once: a second worker (a redelivered task, the sweep) finds
+       it claimed and skips it;
+    2. build and send the email;
+    3. record the outcome with an UPDATE conditional on the claim.
+
+    A row is marked sent only by the worker that holds its claim, and the
+    lease outlasts any send (the task's hard time limit is shorter), so an
+    email is never sent again after a success. A worker that dies between the
+    server's acceptance and step 3 leaves the claim to expire; the sweep then
+    sends the email again with the same Message-ID — the one at-least-once
+    window, documented in docs/play-by-email.md. Failures back off
+    exponentially (at most ``MAX_BACKOFF`` apart) and give up after
+    ``GIVE_UP_AFTER`` (by age); a permanent refusal of the address (5xx) fails
+    at once and marks the address as bouncing.
     """
-    with transaction.atomic():
-        notification = (
-            Notification.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("user__preference", "game")
-            .filter(pk=notification_id, status=Notification.Status.PENDING)
-            .first()
-        )
-        if notification is None:
-            return False
-        preference = _loaded_preference(notification.user)
-        suppressed = _suppressed_by_preferences(notification, preference)
-        if suppressed is not None:
-            notification.status = suppressed
-            notification.save(update_fields=["status"])
-            return False
-        now = timezone.now()
-        try:
-            send(build_message(notification))
-        except Exception as error:
-            notification.attempts += 1
-            notification.last_error = f"{type(error).__name__}: {error}"[:2000]
-            backoff = timedelta(seconds=30 * 2 ** min(notification.attempts, 12))
-            notification.next_attempt = now + min(backoff, MAX_BACKOFF)
-            # Give up by age, not by attempts: a mail server down for a few hours
-            # must not lose the emails written meanwhile.
-            if now - notification.created > GIVE_UP_AFTER:
-                notification.status = Notification.Status.FAILED
-            notification.save(update_fields=["attempts", "last_error", "next_attempt", "status"])
-            logger.warning("delivery of notification %s failed: %s", notification.pk, error)
-            return False
-        notification.status = Notification.Status.SENT
-        notification.sent = now
-        notification.attempts += 1
-        notification.save(update_fields=["status", "sent", "attempts"])
-        return True
+    now = timezone.now()
+    lease = now + LEASE
+    claimed = (
+        Notification.objects.filter(pk=notification_id, status=Notification.Status.PENDING)
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .update(claimed_until=lease)
+    )
+    if not claimed:
+        return False
+    mine = Notification.objects.filter(pk=notification_id, claimed_until=lease)
+    notification = Notification.objects.select_related("user__preference", "game").get(pk=notification_id)
+    suppressed = _suppressed_by_preferences(notification, _loaded_preference(notification.user))
+    if suppressed is None and notification.kind != Kind.LOGIN and bounces.is_suppressed(notification):
+        suppressed = Notification.Status.SKIPPED
+    if suppressed is not None:
+        mine.update(status=suppressed, claimed_until=None)
+        return False
+    try:
+        send(build_message(notification))
+    except Exception as error:
+        _record_failure(notification, mine, error)
+        if isinstance(error, SoftTimeLimitExceeded):
+            raise  # the task is out of time: the rest of its batch is left to the sweep
+        return False
+    mine.update(status=Notification.Status.SENT, sent=timezone.now(), attempts=F("attempts") + 1, claimed_until=None)
+    return True
+
+
+def _record_failure(notification: Notification, mine: QuerySet[Notification], error: Exception) -> None:
+    now = timezone.now()
+    attempts = notification.attempts + 1
+    last_error = f"{type(error).__name__}: {error}"[:2000]
+    if bounces.is_permanent(error):
+        # The address does not exist (or refuses us for good): retrying cannot help.
+        mine.update(status=Notification.Status.FAILED, attempts=attempts, last_error=last_error, claimed_until=None)
+        bounces.mark_bouncing(notification.email, last_error)
+        logger.warning("notification %s bounced: %s", notification.pk, error)
+        return
+    backoff = timedelta(seconds=30 * 2 ** min(attempts, 12))
+    # Give up by age, not by attempts: a mail server down for a few hours
+    # must not lose the emails written meanwhile.
+    status = Notification.Status.FAILED if now - notification.created > GIVE_UP_AFTER else Notification.Status.PENDING
+    mine.update(
+        status=status,
+        attempts=attempts,
+        last_error=last_error,
+        next_attempt=now + min(backoff, MAX_BACKOFF),
+        claimed_until=None,
+    )
+    logger.warning("delivery of notification %s failed: %s", notification.pk, error)
 
 
 def pending_due(now: datetime | None = None, limit: int = 500) -> list[int]:

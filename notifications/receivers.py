@@ -12,12 +12,12 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.signals import sign_in_link_requested
+from accounts.signals import address_confirmed, sign_in_link_requested
 from games import engine, store
 from games.models import Game, Seat
-from games.signals import events_appended, lobby_changed
+from games.signals import events_appended, lobby_changed, player_returned
 
-from . import outbox, reminders
+from . import bounces, outbox, reminders
 from .models import Kind, Notification
 
 # The emails an event causes for every person at the table.
@@ -69,9 +69,12 @@ def write_game_emails(
         rows += [_email(kind, seat, seq, {"seq": seq, "round": event.get("round")}) for seat in humans.values()]
     last_seq = first_seq + len(events) - 1
     if cause == "timeout" and acting_seat in humans:
-        rows.append(_email(Kind.TIMEOUT, humans[acting_seat], last_seq, {"seq": last_seq}))
+        # Says what the bot played (events first_seq..last_seq), and that it goes on until they come back.
+        context = {"seq": last_seq, "from_seq": first_seq}
+        rows.append(_email(Kind.TIMEOUT, humans[acting_seat], last_seq, context))
     to_act = state.to_act
-    if to_act is not None and to_act != acting_seat and to_act in humans and not started:
+    absent = to_act in humans and humans[to_act].absent_since is not None  # the bot plays their turns
+    if to_act is not None and to_act != acting_seat and to_act in humans and not started and not absent:
         rows.append(_email(Kind.YOUR_TURN, humans[to_act], last_seq, {"seq": last_seq}))
     outbox.write(rows)
     reminders.start_turn(loaded, now)
@@ -106,3 +109,15 @@ def write_sign_in_link(sender: Any, *, user: User, next_path: str = "", **kwargs
         user=user,
         context={"next": next_path},
     )
+
+
+@receiver(address_confirmed, dispatch_uid="notifications.address_confirmed")
+def clear_bounce(sender: Any, *, user: User, **kwargs: Any) -> None:
+    """A sign-in link reached the player: mail to their address works again."""
+    bounces.confirm(user.email)
+
+
+@receiver(player_returned, dispatch_uid="notifications.player_returned")
+def restart_turn_clock(sender: Any, *, loaded: store.LoadedGame, now: datetime, **kwargs: Any) -> None:
+    """A player took their seat back: if it is their turn, its clock starts now."""
+    reminders.start_turn(loaded, now)

@@ -37,7 +37,8 @@ def start_turn(loaded: store.LoadedGame, now: datetime) -> None:
     game = loaded.game
     seat = loaded.seat_at(game.to_act_seat) if game.status == Game.Status.ACTIVE else None
     clock = TurnClock(game=game, version=game.version, turn_since=now)
-    if seat is not None and seat.user_id is not None:
+    # Nobody to remind while the timeout bot plays for an absent player.
+    if seat is not None and seat.user_id is not None and seat.absent_since is None:
         clock.seat = seat.index
         clock.user_id = seat.user_id
         clock.next_reminder_at = now + timedelta(hours=game.reminder_first_hours)
@@ -46,7 +47,16 @@ def start_turn(loaded: store.LoadedGame, now: datetime) -> None:
         [clock],
         update_conflicts=True,
         unique_fields=["game"],
-        update_fields=["seat", "user", "version", "turn_since", "next_reminder_at", "reminders_sent", "timeout_at"],
+        update_fields=[
+            "seat",
+            "user",
+            "version",
+            "turn_since",
+            "next_reminder_at",
+            "reminders_sent",
+            "timeout_at",
+            "warned",
+        ],
     )
 
 
@@ -167,37 +177,86 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
         return len(rows), len(reminders)
 
 
+def warning_grace(timeout_hours: int | None) -> timedelta:
+    """How long after its warning a timeout comes: a quarter of the timeout,
+    between one hour and a day."""
+    return timedelta(hours=min(24, max(1, (timeout_hours or 0) // 4)))
+
+
 def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> int:
-    """A bot moves for every player whose turn has timed out; the number of moves."""
+    """For every turn that has timed out: wait for a player on vacation, warn
+    a player who was not warned yet, else let the bot move. The number of bot moves."""
     now = now or timezone.now()
     due = TurnClock.objects.filter(timeout_at__lte=now, game__status=Game.Status.ACTIVE).order_by("timeout_at")
     moved = 0
     for game_id, timeout_at in due.values_list("game_id", "timeout_at")[:limit]:
-        if timeout_at is not None and _time_out(game_id, timeout_at):
+        if timeout_at is not None and _time_out(game_id, timeout_at, now):
             moved += 1
     return moved
 
 
-def _time_out(game_id: int, due_at: datetime) -> bool:
-    """Claim the timed-out turn of game ``game_id`` and let the bot move; False
-    if it is no longer due (the player moved, or another sweep got there first)."""
+def _time_out(game_id: int, due_at: datetime, now: datetime) -> bool:
+    """Claim the timed-out turn of game ``game_id`` and act on it; True if the
+    bot moved. False if it is no longer due (the player moved, or another
+    sweep got there first), or if the player was warned or is away instead."""
     with transaction.atomic():
         clock = (
             TurnClock.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("game")
+            .select_related("game", "user__preference")
             .filter(game_id=game_id, timeout_at=due_at)
             .first()
         )
         if clock is None or clock.seat is None:
+            return False
+        claimed = TurnClock.objects.filter(game_id=game_id, timeout_at=due_at)
+        hours = clock.game.timeout_hours
+        back = _vacation_end(clock)
+        if back is not None and back > now:
+            # Vacation stops timeouts, not only reminders: the turn waits for them.
+            claimed.update(next_reminder_at=back, timeout_at=back + timedelta(hours=hours) if hours else None)
+            return False
+        if not clock.warned:
+            _warn(clock, now + warning_grace(hours))
+            claimed.update(warned=True, timeout_at=now + warning_grace(hours))
             return False
         try:
             services.play_for_absent_player(
                 game_id=clock.game.public_id, seat=clock.seat, expected_version=clock.version
             )
         except GameError:
-            TurnClock.objects.filter(game_id=game_id, timeout_at=due_at).update(timeout_at=None)
+            claimed.update(timeout_at=None)
             return False
         return True
+
+
+def _vacation_end(clock: TurnClock) -> datetime | None:
+    try:
+        return clock.user.preference.vacation_until if clock.user is not None else None
+    except Preference.DoesNotExist:
+        return None
+
+
+def _warn(clock: TurnClock, timeout_at: datetime) -> None:
+    """The reminder that says when the bot will move: every timeout comes after one."""
+    assert clock.user is not None
+    level = clock.reminders_sent + 1
+    outbox.enqueue(
+        kind=Kind.REMINDER,
+        key=Notification.key_for(
+            Kind.REMINDER, game_id=clock.game_id, seat=clock.seat, seq=clock.version, detail="warning"
+        ),
+        email=clock.user.email,
+        user=clock.user,
+        game=clock.game,
+        seat=clock.seat,
+        context={
+            "seq": clock.version,
+            "level": max(level, 3),
+            "warning": True,
+            "since": clock.turn_since.isoformat() if clock.turn_since else None,
+            "timeout_at": timeout_at.isoformat(),
+        },
+    )
 
 
 def set_vacation(*, user: User, until: datetime | None) -> Preference:

@@ -1,32 +1,50 @@
 """Moves by email reply.
 
-A "your turn" email's Reply-To carries a signed token naming the
-notification (and so the game and seat): ``play+<id>x<signature>@<domain>``.
-A reply whose first line is a move in the engine's notation plays it; a
-refused move is answered by email with the reason and the legal options.
-The token alone is not enough: the reply must also come from the seat's
-player's address, so a leaked token cannot be used by someone else.
+A game email's Reply-To carries a signed token naming the notification (and
+so the game and seat) and the game's version it showed
+(``reply_address``). A reply is read in this order, and dropped or answered
+at the first step it fails:
+
+1. a valid token (else dropped: spam and guesses get no answer);
+2. not an automatic reply (RFC 3834: dropped, never answered, so no loop);
+3. from the seat's player: their address in ``From``, and not refused by
+   SPF and DKIM both (``inbound.screening``) — a leaked token is useless;
+4. the game is still on (reply addresses expire with their game);
+5. the reply answers the position as it is now: a reply to an email about an
+   earlier position is not played on a newer board; the player gets the
+   position now and a fresh address instead;
+6. the move (``inbound.body``) is played through ``games.services``, or the
+   refusal is answered by email with the reason and the legal options.
+
+Every drop and refusal is logged and counted (``InboundRefusal``, in the
+admin). Refusal emails to one player are capped (``REFUSALS_PER_HOUR``).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
+from datetime import timedelta
 from email.message import Message
 from email.utils import getaddresses, parseaddr
+from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from games import engine, services
-from games.errors import GameError
+from games.errors import GameError, StaleVersion
+from games.models import Game
 
 from . import outbox
-from .models import Kind, Notification, Reply
-from .reply_address import SUBJECT_TOKEN, TOKEN, is_signed
+from .inbound import screening
+from .inbound.body import the_move
+from .models import InboundRefusal, Kind, Notification, Reply
+from .reply_address import SUBJECT_TOKEN, TOKEN, ReplyToken, read
 
 logger = logging.getLogger(__name__)
 REPLYABLE = ("your_turn", "reminder", "game_started", "move_refused", "timeout")
+REFUSALS_PER_HOUR = 3
 
 
 @dataclass(frozen=True)
@@ -35,111 +53,158 @@ class ReplyOutcome:
     reason: str
 
 
-def _token_in(message: Message) -> int | None:
-    """The notification id of a correctly signed token in the recipients or subject."""
-    headers = [message.get(h, "") for h in ("To", "Cc", "Delivered-To", "X-Original-To")]
+def _token_in(message: Message) -> ReplyToken | None:
+    """The correctly signed token in the recipients or the subject."""
+    headers = [str(message.get(h, "")) for h in ("To", "Cc", "Delivered-To", "X-Original-To")]
     for _, address in getaddresses([h for h in headers if h]):
-        match = TOKEN.search(address + "@") if "@" not in address else TOKEN.search(address)
-        if match and is_signed(match.group(1), match.group(2)):
-            return int(match.group(1))
-    match = SUBJECT_TOKEN.search(message.get("Subject", ""))
-    if match and is_signed(match.group(1), match.group(2)):
-        return int(match.group(1))
-    return None
+        match = TOKEN.search(address if "@" in address else address + "@")
+        token = read(match) if match else None
+        if token is not None:
+            return token
+    match = SUBJECT_TOKEN.search(str(message.get("Subject", "")))
+    return read(match) if match else None
 
 
-def first_line(message: Message) -> str:
-    """The first line of the reply that is not blank and not quoted."""
-    text = _text_part(message)
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(">"):
-            continue
-        return stripped[:500]
-    return ""
+@dataclass
+class _Inbound:
+    message: Message
+    sender: str
+    message_id: str
+    notification: Notification | None = None
+
+    def drop(self, reason: str, outcome: str, detail: str = "") -> ReplyOutcome:
+        """Count and log a message that is not played, and say why."""
+        InboundRefusal.objects.create(
+            reason=reason,
+            sender=self.sender[:254],
+            message_id=self.message_id,
+            notification=self.notification,
+            detail=screening.clean(detail)[:500],
+        )
+        logger.info("inbound mail from %s dropped: %s %s", self.sender or "?", reason, detail)
+        return ReplyOutcome(False, outcome)
 
 
-def _text_part(message: Message) -> str:
-    if message.is_multipart():
-        for part in message.walk():
-            if part.get_content_type() == "text/plain" and not part.get_filename():
-                return _decode(part)
-        for part in message.walk():
-            if part.get_content_type() == "text/html":
-                return re.sub(r"<[^>]+>", "\n", _decode(part))
-        return ""
-    return _decode(message)
-
-
-def _decode(part: Message) -> str:
-    payload = part.get_payload(decode=True)
-    if not isinstance(payload, bytes):
-        return str(part.get_payload() or "")
-    try:
-        return payload.decode(part.get_content_charset() or "utf-8", errors="replace")
-    except LookupError:  # a charset Python does not know, e.g. "unknown-8bit"
-        return payload.decode("utf-8", errors="replace")
-
-
-def handle_inbound(message: Message) -> ReplyOutcome:
-    """Play the move in a reply, or answer why it was refused."""
-    notification_id = _token_in(message)
-    if notification_id is None:
-        logger.info("inbound mail without a valid reply token ignored")
-        return ReplyOutcome(False, "no valid reply token")
+def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = None) -> ReplyOutcome:
+    """Play the move in a reply, or say (and count) why not. ``verdicts`` are
+    the mail provider's SPF/DKIM results, when it gives them with the message."""
+    inbound = _Inbound(
+        message=message,
+        sender=screening.clean(parseaddr(str(message.get("From", "")))[1]).lower(),
+        message_id=screening.clean(str(message.get("Message-ID") or "")).strip()[:200],
+    )
+    token = _token_in(message)
+    if token is None:
+        return inbound.drop(InboundRefusal.Reason.NO_TOKEN, "no valid reply token")
     notification = (
-        Notification.objects.select_related("user", "game").filter(pk=notification_id, kind__in=REPLYABLE).first()
+        Notification.objects.select_related("user", "game").filter(pk=token.notification_id, kind__in=REPLYABLE).first()
     )
     if notification is None or notification.user is None or notification.game is None:
-        return ReplyOutcome(False, "the token names no game email")
-    sender = parseaddr(message.get("From", ""))[1].lower()
-    if sender != notification.user.email.lower():
-        logger.warning("reply token %s used from %s, not its player's address", notification_id, sender)
-        return ReplyOutcome(False, "the reply does not come from the player's address")
-    message_id = (message.get("Message-ID") or "").strip()[:200]
-    text = first_line(message)
+        return inbound.drop(InboundRefusal.Reason.UNKNOWN_EMAIL, "the token names no game email")
+    inbound.notification = notification
+    header = screening.automatic(message)
+    if header is not None:
+        return inbound.drop(InboundRefusal.Reason.AUTO_REPLY, "an automatic reply", f"{header}")
+    user, game = notification.user, notification.game
+    if inbound.sender != user.email.lower():
+        logger.warning("reply token %s used from %s, not its player's address", notification.pk, inbound.sender)
+        return inbound.drop(InboundRefusal.Reason.WRONG_SENDER, "the reply does not come from the player's address")
+    judged = verdicts if verdicts is not None and verdicts.known else screening.from_headers(message)
+    if screening.forged(judged, user.email):
+        return inbound.drop(
+            InboundRefusal.Reason.FORGED_SENDER,
+            "SPF and DKIM both fail for the player's domain",
+            f"spf={judged.spf} dkim={judged.dkim}",
+        )
+    if inbound.message_id and Reply.objects.filter(message_id=inbound.message_id).exists():
+        return ReplyOutcome(True, "played before")  # a redelivery (the game has moved on since: by this move)
+    game.refresh_from_db()
+    if game.status != Game.Status.ACTIVE:
+        return inbound.drop(InboundRefusal.Reason.GAME_OVER, "the game is over")
+    text = the_move(message)
+    version = token.version if token.version is not None else _version_shown(notification)
+    if version != game.version:
+        return _answer_stale(inbound, notification, text)
     try:
         with transaction.atomic():
-            if message_id:
+            if inbound.message_id:
                 # The move and the record of its message are stored together: a
                 # redelivered message finds the record and is not played again.
-                Reply.objects.create(message_id=message_id, notification=notification, outcome="played")
-            _play(notification, text)
+                Reply.objects.create(message_id=inbound.message_id, notification=notification, outcome="played")
+            services.submit_action(
+                game_id=game.public_id, user=user, action=engine.parse_action(text), expected_version=version
+            )
     except IntegrityError:  # a redelivery of a message that was played
         return ReplyOutcome(True, "played before")
+    except StaleVersion:  # another move was stored meanwhile
+        return _answer_stale(inbound, notification, text)
     except (engine.NotationError, engine.RuleError, GameError) as error:
         reason = getattr(error, "message", str(error))
-        _refuse(notification, text, message_id, reason, error)
+        _refuse(inbound, notification, text, reason, error)
         return ReplyOutcome(False, reason)
     return ReplyOutcome(True, "played")
 
 
-def _play(notification: Notification, text: str) -> None:
-    assert notification.user is not None
-    assert notification.game is not None
-    game = notification.game
-    game.refresh_from_db()
-    services.submit_action(
-        game_id=game.public_id, user=notification.user, action=engine.parse_action(text), expected_version=game.version
-    )
+def _version_shown(notification: Notification) -> int:
+    seq = notification.context.get("seq")
+    return seq if isinstance(seq, int) else -1
 
 
-def _refuse(notification: Notification, text: str, message_id: str, reason: str, error: Exception) -> None:
+def _error_context(error: Exception) -> dict[str, Any]:
+    """What the site needs to say the refusal in the player's language (games.presentation.refusals)."""
+    extra = getattr(error, "extra", {}) or {}
+    return {
+        "code": getattr(error, "code", ""),
+        "message_id": getattr(error, "message_id", None) or extra.get("message_id") or "",
+        "rule": getattr(error, "rule", None) or extra.get("rule") or "",
+        "params": dict(getattr(error, "params", None) or extra.get("params") or {}),
+    }
+
+
+def _capped(inbound: _Inbound, notification: Notification) -> bool:
+    """Whether this player has had ``REFUSALS_PER_HOUR`` refusals in the last hour."""
+    since = timezone.now() - timedelta(hours=1)
+    recent = Notification.objects.filter(user=notification.user, kind=Kind.MOVE_REFUSED, created__gte=since)
+    if recent.count() < REFUSALS_PER_HOUR:
+        return False
+    inbound.drop(InboundRefusal.Reason.CAPPED, "capped", f"{REFUSALS_PER_HOUR} refusals in the last hour")
+    return True
+
+
+def _answer_stale(inbound: _Inbound, notification: Notification, text: str) -> ReplyOutcome:
+    inbound.drop(InboundRefusal.Reason.STALE, "stale", f"answered version {_version_shown(notification)}")
+    if not _capped(inbound, notification):
+        _write_refusal(inbound, notification, {"move": text, "stale": True})
+    return ReplyOutcome(False, "the reply answers an earlier position")
+
+
+def _refuse(inbound: _Inbound, notification: Notification, text: str, reason: str, error: Exception) -> None:
     """Answer a refused reply by email, with the reason and the position now."""
+    if _capped(inbound, notification):
+        return
+    pointer = error.pointer() if isinstance(error, engine.NotationError) else ""
+    context = {"move": text, "reason": reason, "pointer": screening.clean(pointer), "error": _error_context(error)}
+    _write_refusal(inbound, notification, context)
+
+
+def _write_refusal(inbound: _Inbound, notification: Notification, context: dict[str, Any]) -> None:
     assert notification.user is not None
     assert notification.game is not None
     user, game = notification.user, notification.game
-    pointer = error.pointer() if isinstance(error, engine.NotationError) else ""
     with transaction.atomic():
         game.refresh_from_db()
         outbox.enqueue(
             kind=Kind.MOVE_REFUSED,
             key=Notification.key_for(
-                Kind.MOVE_REFUSED, game_id=game.pk, seat=notification.seat, seq=game.version, detail=message_id or text
+                Kind.MOVE_REFUSED,
+                game_id=game.pk,
+                seat=notification.seat,
+                seq=game.version,
+                detail=inbound.message_id or context["move"],
             ),
             email=user.email,
             user=user,
             game=game,
             seat=notification.seat,
-            context={"seq": game.version, "move": text, "reason": reason, "pointer": pointer},
+            context={"seq": game.version, **context},
         )

@@ -6,5 +6,6 @@ app_name = "notifications"
 urlpatterns = [
     path("unsubscribe/<str:token>/", views.unsubscribe_view, name="unsubscribe"),
     path("preferences/", views.preferences_view, name="preferences"),
+    path("no-invitations/<str:token>/", views.no_invitations_view, name="no_invitations"),
     path("outbox/", views.outbox_view, name="outbox"),
 ]

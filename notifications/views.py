@@ -4,6 +4,7 @@ development outbox that lists the emails written to files."""
 from __future__ import annotations
 
 import email
+import zoneinfo
 from datetime import timedelta
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from accounts import links
 from accounts.auth_helpers import request_user
 from accounts.models import User
 
-from . import outbox, reminders
+from . import bounces, outbox, reminders
 from .context_processors import dev_outbox
 from .models import UNSUBSCRIBABLE, Kind, Preference
 
@@ -54,10 +55,41 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     return response
 
 
+TIME_ZONES = [("", "UTC"), *((name, name) for name in sorted(zoneinfo.available_timezones()))]
+
+
+@csrf_exempt  # RFC 8058 one-click, like unsubscribing
+@require_http_methods(["GET", "POST"])
+def no_invitations_view(request: HttpRequest, token: str) -> HttpResponse:
+    """ "Do not invite me again", for an invitee without an account: GET asks, POST records it."""
+    try:
+        data = links.read_token(links.NO_INVITATIONS, token)
+    except links.BadLink as error:
+        response = render(request, "accounts/bad_link.html", {"reason": error.reason}, status=400)
+        response["Referrer-Policy"] = "no-referrer"
+        return response
+    done = request.method == "POST"
+    if done:
+        bounces.block_invitations(data.email)
+    response = render(request, "notifications/no_invitations.html", {"done": done, "token": token})
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
 class PreferenceForm(forms.ModelForm[Preference]):
     # The language is the user's own (accounts), edited here beside the emails it is for.
     language = forms.ChoiceField(
         label=gettext_lazy("Language of the site and of the emails"), choices=settings.LANGUAGES, required=False
+    )
+    digest_hour = forms.TypedChoiceField(
+        label=gettext_lazy("Send the daily digest at this hour"),
+        choices=[(hour, f"{hour:02d}:00") for hour in range(24)],
+        coerce=int,
+        required=False,
+        empty_value=None,
+    )
+    time_zone = forms.ChoiceField(
+        label=gettext_lazy("Your time zone (for the daily digest)"), choices=TIME_ZONES, required=False
     )
     vacation_days = forms.IntegerField(
         label=gettext_lazy("Vacation: pause my reminders and timeouts for this many days (0 ends it)"),
@@ -76,15 +108,24 @@ class PreferenceForm(forms.ModelForm[Preference]):
 def preferences_view(request: HttpRequest) -> HttpResponse:
     user = request_user(request)
     preference = outbox.preference_for(user)
-    form = PreferenceForm(request.POST or None, instance=preference, initial={"language": user.language})
+    initial = {"language": user.language, "time_zone": user.time_zone, "digest_hour": preference.digest_hour}
+    form = PreferenceForm(request.POST or None, instance=preference, initial=initial)
     if request.method == "POST" and form.is_valid():
         form.save()
+        hour = form.cleaned_data.get("digest_hour")
+        if hour is not None and hour != preference.digest_hour:
+            preference.digest_hour = hour
+            preference.save(update_fields=["digest_hour"])
         language = form.cleaned_data.get("language") or ""
         if language != user.language:
             user.language = language
             user.save(update_fields=["language"])
             if language:  # the confirmation below is already in the language just chosen
                 translation.activate(language)
+        time_zone = form.cleaned_data.get("time_zone") or ""
+        if time_zone != user.time_zone:
+            user.time_zone = time_zone
+            user.save(update_fields=["time_zone"])
         days = form.cleaned_data.get("vacation_days")
         if days is not None:
             reminders.set_vacation(user=user, until=timezone.now() + timedelta(days=days) if days else None)

@@ -49,9 +49,24 @@ def test_production_settings_pass_check_deploy_with_no_warnings():
         DJANGO_ENV="production",
         SECRET_KEY="x" * 20 + "a-long-random-production-key-for-the-check-1234567890",
         ALLOWED_HOSTS="manhattan.example.com",
+        INBOUND_WEBHOOK_SECRET="sendgrid:a-long-random-webhook-password",
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_the_inbound_webhook_secret():
+    result = _manage(
+        "check",
+        "--deploy",
+        DJANGO_ENV="production",
+        SECRET_KEY="x" * 20 + "a-long-random-production-key-for-the-check-1234567890",
+        ALLOWED_HOSTS="manhattan.example.com",
+        INBOUND_WEBHOOK_SECRET="",
+    )
+    assert result.returncode != 0
+    assert "notifications.E001" in result.stderr + result.stdout
+    assert "INBOUND_WEBHOOK_SECRET" in result.stderr + result.stdout
 
 
 def test_production_refuses_to_start_without_a_secret_key():

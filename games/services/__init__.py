@@ -5,13 +5,14 @@ abandon). Views, tasks and other apps call these; reads go through
 
 from .lobby import ReminderPolicy, SeatSpec, create_game, decline_invitation, join_game, start_game
 from .operators import abandon_game, undo_last_placement
-from .play import ActionResult, play_bot_turns, play_for_absent_player, submit_action
+from .play import ActionResult, come_back, play_bot_turns, play_for_absent_player, submit_action
 
 __all__ = [
     "ActionResult",
     "ReminderPolicy",
     "SeatSpec",
     "abandon_game",
+    "come_back",
     "create_game",
     "decline_invitation",
     "join_game",

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.addresses import has_mail_domain
 from accounts.models import User
 from games import engine, store
 from games.engine import GameOptions, RuleError
@@ -71,6 +72,13 @@ def _check_seats(creator: User, parsed: GameOptions, seats: Sequence[SeatSpec]) 
     emails = [s.email.lower() for s in seats if s.kind == "invite"]
     if len(set(emails)) != len(emails) or creator.email.lower() in emails:
         raise GameError("bad_seats", "Each invitee can be invited to one seat only.")
+    for email in emails:
+        if not has_mail_domain(email):
+            raise GameError(
+                "bad_seats",
+                f"Invitations go to real email addresses: {email} has no mail domain (an IP address is not one).",
+                field="email",
+            )
     for spec in seats:
         if spec.kind == "bot":
             try:

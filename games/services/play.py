@@ -15,7 +15,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from accounts.models import User
 from games import engine, store
@@ -23,9 +24,10 @@ from games.engine import Action, GameState, RuleError, UndoLastPlacement
 from games.engine.bots import SEARCH_BOTS, bot_for
 from games.errors import GameError, StaleVersion, from_rule_error
 from games.models import Game, Seat
+from games.signals import player_returned
 
 MAX_BOT_MOVES_PER_TASK = 500
-TIMEOUT_BOT = "strong"  # who moves for a player whose turn timed out
+TIMEOUT_BOT = "strong"  # who moves for a player whose turn timed out (and then, until they come back)
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,28 @@ def submit_action(*, game_id: Any, user: User, action: Action, expected_version:
                 current_version=version,
             )
         state, events = execute_checked(loaded, seat.index, action)
+        if seat.absent_since is not None:  # a move of their own: the player is back
+            seat.absent_since = None
+            seat.save(update_fields=["absent_since"])
         store.append(loaded, state, events, seat=seat.index, actor=user, cause="move")
         return ActionResult(loaded=loaded, seat=seat.index, events=events)
+
+
+def come_back(*, game_id: Any, user: User) -> bool:
+    """The player takes their seat back from the timeout bot ("I'm back");
+    False if the bot was not playing for them."""
+    with transaction.atomic():
+        loaded = store.load(game_id, lock=True, fold=False)
+        seat = loaded.seat_of(user)
+        if seat is None:
+            raise GameError("not_a_player", "You have no seat in this game.")
+        if seat.absent_since is None:
+            return False
+        seat.absent_since = None
+        seat.save(update_fields=["absent_since"])
+        # If it is their turn now, its clock starts again (the listeners set it).
+        player_returned.send(sender=Game, loaded=loaded, seat=seat.index, now=timezone.now())
+        return True
 
 
 def _bot_action(loaded: store.LoadedGame, seat: Seat, kind: str, purpose: str) -> Action:
@@ -106,11 +128,14 @@ def _bot_action(loaded: store.LoadedGame, seat: Seat, kind: str, purpose: str) -
     return bot(view, random.Random(f"{game.secret.seed}:{purpose}:{game.version}"))
 
 
-def _decide_then_store(game_id: Any, seat: int, kind: str, cause: str) -> ActionResult | None:
+def _decide_then_store(
+    game_id: Any, seat: int, kind: str, cause: str, *, mark_absent: bool = False
+) -> ActionResult | None:
     """The bot decides on the game as it is, outside any transaction (a search
     takes up to a second and must not hold the game's row lock meanwhile),
     then its move is stored if the game is still where the bot saw it and the
-    turn is still ``seat``'s. ``None`` if the game moved on."""
+    turn is still ``seat``'s. ``None`` if the game moved on. With
+    ``mark_absent`` the seat's player is marked absent in the same transaction."""
     loaded = store.load(game_id)
     player = loaded.seat_at(seat)
     if player is None or loaded.game.to_act_seat != seat:
@@ -121,19 +146,27 @@ def _decide_then_store(game_id: Any, seat: int, kind: str, cause: str) -> Action
         if locked.game.version != loaded.game.version:
             return None
         state, events = execute_checked(locked, seat, action)
+        if mark_absent:
+            # From now on the bot plays each of their turns (cause "absent") until they come back.
+            absent = locked.seat_at(seat)
+            assert absent is not None
+            absent.absent_since = timezone.now()
+            absent.save(update_fields=["absent_since"])
         store.append(locked, state, events, seat=seat, actor=None, cause=cause)
         return ActionResult(loaded=locked, seat=seat, events=events)
 
 
 def bot_to_act(game_id: Any) -> Seat | None:
-    """The bot's seat whose turn it is in an active game, if it is a bot's turn."""
+    """The seat whose turn it is in an active game, if a bot plays it: a bot's
+    seat, or that of a player whose turn timed out and who has not come back."""
     try:
         loaded = store.load(game_id, fold=False)
     except GameError:
         return None
     seat = loaded.seat_at(loaded.game.to_act_seat)
-    active = loaded.game.status == Game.Status.ACTIVE
-    return seat if active and seat is not None and seat.is_bot else None
+    if loaded.game.status != Game.Status.ACTIVE or seat is None:
+        return None
+    return seat if seat.is_bot or seat.absent_since is not None else None
 
 
 def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK, seconds: float | None = None) -> int:
@@ -146,7 +179,8 @@ def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK, seconds
         seat = bot_to_act(game_id)
         if seat is None:
             break
-        if _decide_then_store(game_id, seat.index, seat.bot, "bot") is not None:
+        kind, cause = (seat.bot, "bot") if seat.is_bot else (TIMEOUT_BOT, "absent")
+        if _decide_then_store(game_id, seat.index, kind, cause) is not None:
             moves += 1
         if deadline is not None and time.monotonic() >= deadline:
             break
@@ -154,23 +188,25 @@ def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK, seconds
 
 
 def play_for_absent_player(*, game_id: Any, seat: int, expected_version: int) -> ActionResult:
-    """A bot (``TIMEOUT_BOT``) moves once for the player at ``seat`` whose
-    turn, begun at ``expected_version``, timed out. Refused (``StaleVersion``)
-    if the game has moved on since: the player came back, or another sweep
-    got there first."""
+    """A bot (``TIMEOUT_BOT``) moves for the player at ``seat`` whose turn,
+    begun at ``expected_version``, timed out, and goes on moving for them turn
+    after turn (``play_bot_turns``) until they come back. Refused
+    (``StaleVersion``) if the game has moved on since: the player came back,
+    or another sweep got there first."""
     loaded = store.load(game_id, fold=False)
     if loaded.game.version != expected_version:
         raise StaleVersion("The turn that timed out is over.", current_version=loaded.game.version)
-    result = _decide_then_store(game_id, seat, TIMEOUT_BOT, "timeout")
+    result = _decide_then_store(game_id, seat, TIMEOUT_BOT, "timeout", mark_absent=True)
     if result is None:
         raise StaleVersion("The turn that timed out is over.", current_version=loaded.game.version)
     return result
 
 
 def games_waiting_for_bots() -> QuerySet[Game]:
-    """Active games whose turn is a bot's (for the periodic sweep)."""
+    """Active games whose turn is a bot's, or an absent player's (for the periodic sweep)."""
+    bots = [kind for kind in Seat.Bot.values if kind]
     return Game.objects.filter(
+        Q(seats__bot__in=bots) | Q(seats__absent_since__isnull=False),
         status=Game.Status.ACTIVE,
         seats__index=models.F("to_act_seat"),
-        seats__bot__in=[kind for kind in Seat.Bot.values if kind],
     ).distinct()

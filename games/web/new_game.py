@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
+from accounts.addresses import has_mail_domain
 from accounts.auth_helpers import request_user
 from accounts.ratelimit import hit
 from games import services
@@ -61,6 +62,10 @@ class NewGameForm(forms.Form):
         for seat in range(2, int(data.get("players") or 4) + 1):
             if data.get(f"seat_{seat}") == "invite" and not data.get(f"email_{seat}"):
                 self.add_error(f"email_{seat}", _("Give the email address of the player to invite."))
+            elif data.get(f"seat_{seat}") == "invite" and not has_mail_domain(data[f"email_{seat}"]):
+                self.add_error(
+                    f"email_{seat}", _("Invite a real email address: one with a mail domain, not an IP address.")
+                )
         return data
 
     def seat_specs(self) -> list[services.SeatSpec]:

@@ -15,4 +15,5 @@ urlpatterns = [
     path("<str:game_id>/join/", views.join, name="join"),
     path("<str:game_id>/decline/", views.decline, name="decline"),
     path("<str:game_id>/start/", views.start, name="start"),
+    path("<str:game_id>/back/", views.come_back, name="come_back"),
 ]

@@ -132,6 +132,7 @@ def _render_game(
     my_seat = next((s for s in seats if s.user_id == user.pk), None)
     names = vocabulary.seat_names(seats, user)
     context: dict[str, Any] = {
+        "absent": my_seat is not None and my_seat.absent_since is not None and game.status == Game.Status.ACTIVE,
         "game": game,
         "game_url": _detail_url(game),
         "status_label": vocabulary.STATUS_LABELS.get(game.status, game.status),
@@ -402,4 +403,18 @@ def start(request: HttpRequest, game_id: str) -> HttpResponse:
         messages.error(request, _error_text(error))
     else:
         messages.success(request, _("The game has started. The cards are dealt."))
+    return HttpResponseRedirect(_detail_url(game))
+
+
+@login_required
+@require_POST
+def come_back(request: HttpRequest, game_id: str) -> HttpResponse:
+    """ "I'm back": the timeout bot stops playing for me."""
+    game = _game_or_404(game_id)
+    try:
+        services.come_back(game_id=game.public_id, user=request_user(request))
+    except GameError as error:
+        messages.error(request, _error_text(error))
+    else:
+        messages.success(request, _("Welcome back: your turns are yours to play again."))
     return HttpResponseRedirect(_detail_url(game))

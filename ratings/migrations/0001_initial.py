@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("games", "0005_seat_strong_bot"),
+        ("games", "0006_seat_strong_bot"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -51,11 +51,24 @@ def admin_client(admin_user: User) -> APIClient:
     return client
 
 
+@pytest.fixture
+def signed_in() -> Callable[[User], APIClient]:
+    """A browser session signed in afresh (not by a game link, not by a token):
+    the only kind that may create tokens (accounts/permissions.py)."""
+
+    def make(user: User) -> APIClient:
+        client = APIClient()
+        client.force_login(user)
+        return client
+
+    return make
+
+
 # --- the API -------------------------------------------------------------------------------
 
 
-def test_create_shows_the_token_once_and_stores_only_its_hash(alice, client_for):
-    client = client_for(alice)
+def test_create_shows_the_token_once_and_stores_only_its_hash(alice, client_for, signed_in):
+    client = signed_in(alice)
     response = client.post(f"{API}/tokens", {"name": "my script"}, format="json")
     assert response.status_code == 201, response.content
     body = response.json()
@@ -80,8 +93,9 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(alice, client_for)
     assert token.token_hash not in listed.content.decode()
 
 
-def test_list_shows_my_tokens_without_secrets(alice, bob, client_for):
-    client = client_for(alice)  # a token named "tests"
+def test_list_shows_my_tokens_without_secrets(alice, bob, client_for, signed_in):
+    client = signed_in(alice)
+    create_api_token(user=alice, name="tests")
     created = client.post(f"{API}/tokens", {"name": "second"}, format="json").json()
     create_api_token(user=bob, name="bob's")
 
@@ -98,8 +112,8 @@ def test_list_shows_my_tokens_without_secrets(alice, bob, client_for):
         assert token.token_hash not in response.content.decode()
 
 
-def test_revoke_by_delete_then_the_token_is_refused(alice, client_for):
-    raw = client_for(alice).post(f"{API}/tokens", {"name": "doomed"}, format="json").json()["token"]
+def test_revoke_by_delete_then_the_token_is_refused(alice, client_for, signed_in):
+    raw = signed_in(alice).post(f"{API}/tokens", {"name": "doomed"}, format="json").json()["token"]
     client = bearer(raw)
     assert client.get(f"{API}/me").status_code == 200
     token = ApiToken.objects.get(token_hash=hashlib.sha256(raw.encode()).hexdigest())
@@ -170,8 +184,8 @@ def test_other_users_tokens_are_invisible_and_cannot_be_revoked(alice, bob, clie
     assert bearer(theirs.raw).get(f"{API}/me").json()["email"] == bob.email
 
 
-def test_token_names_are_validated(alice, client_for):
-    client = client_for(alice)
+def test_token_names_are_validated(alice, client_for, signed_in):
+    client = signed_in(alice)
     before = ApiToken.objects.count()
     for body in ({}, {"name": ""}, {"name": "   "}, {"name": "x" * 81}, {"name": ["a"]}):
         response = client.post(f"{API}/tokens", body, format="json")
@@ -180,8 +194,8 @@ def test_token_names_are_validated(alice, client_for):
     assert ApiToken.objects.count() == before
 
 
-def test_each_token_is_different(alice, client_for):
-    client = client_for(alice)
+def test_each_token_is_different(alice, client_for, signed_in):
+    client = signed_in(alice)
     raws = {client.post(f"{API}/tokens", {"name": f"t{i}"}, format="json").json()["token"] for i in range(3)}
     assert len(raws) == 3
 

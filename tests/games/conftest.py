@@ -20,3 +20,17 @@ def api(client_for: Callable[[User | None], APIClient]) -> Callable[[User | None
         return client
 
     return make
+
+
+@pytest.fixture
+def signed_in() -> Callable[[User], APIClient]:
+    """A browser session signed in afresh: what creating API tokens needs
+    (a token cannot create tokens; accounts/permissions.py)."""
+
+    def make(user: User) -> APIClient:
+        client = APIClient()
+        client.force_login(user)
+        client.raise_request_exception = False
+        return client
+
+    return make

@@ -144,9 +144,9 @@ def test_list_filters_take_only_documented_values(
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "status"), [("laptop", 201), (8576, 400), (True, 400), ("   ", 400), (None, 400)])
 def test_a_token_name_is_a_string_with_a_visible_character(
-    name: Any, status: int, alice: User, api: Callable[[User | None], APIClient]
+    name: Any, status: int, alice: User, signed_in: Callable[[User], APIClient]
 ) -> None:
-    response = api(alice).post("/api/v1/tokens", {"name": name}, format="json")
+    response = signed_in(alice).post("/api/v1/tokens", {"name": name}, format="json")
     assert response.status_code == status, response.content
     if status == 400:
         assert response.json()["code"] == "invalid"

@@ -36,7 +36,7 @@ from tests.notifications.helpers import (
 
 pytestmark = pytest.mark.django_db
 
-LINK = re.compile(r"http://[^\s\"<>]+/accounts/link/(login|game|invite)/([^/\s\"<>]+)/[^\s\"<>]*")
+LINK = re.compile(r"http://[^\s\"<>]+/accounts/link/(login|game|invite|page)/([^/\s\"<>]+)/[^\s\"<>]*")
 REPLYABLE_KINDS = (Kind.YOUR_TURN, Kind.REMINDER, Kind.GAME_STARTED, Kind.MOVE_REFUSED)
 
 
@@ -81,7 +81,8 @@ def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
         return latest(Kind.REMINDER, seat=0)
     if kind == Kind.TIMEOUT:
         placement_turn_of(game, 0)
-        assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
+        assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 0  # the warning first
+        assert reminders.time_out_absent_players(timezone.now() + timedelta(days=9)) == 1
         return latest(Kind.TIMEOUT, seat=0)
     if kind == Kind.MOVE_REFUSED:
         placement_turn_of(game, 0)
@@ -265,9 +266,12 @@ def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notificat
     assert_headers(notification, message)
 
     if kind == Kind.DIGEST:
-        games_link = settings.SITE_URL + reverse("games:list")
-        assert games_link in text
-        assert f'href="{games_link}"' in markup
+        # Every link of the digest is signed like a game email's (issue 12).
+        assert the_link(text, markup, links.PAGE).page == "games"
+        data = the_link(text, markup, links.GAME)
+        assert data.email == notification.email
+        assert data.game in notification.context["games"]
+        assert settings.SITE_URL + reverse("games:list") not in text
     else:
         purpose = {Kind.LOGIN: links.LOGIN, Kind.INVITATION: links.INVITE}.get(kind, links.GAME)
         data = the_link(text, markup, purpose)
@@ -282,6 +286,11 @@ def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notificat
     else:
         assert_game_sections(notification, text, markup)
         assert "The board, seen from the south side" in text
+
+    if notification.user is not None and kind != Kind.LOGIN:
+        # The footer's preferences link is signed too: it signs in and lands on the preferences.
+        assert the_link(text, markup, links.PAGE).page in ("preferences", "games")
+        assert settings.SITE_URL + reverse("notifications:preferences") not in text
 
     if "unsubscribe_link" in emails.email_context(notification):
         assert "To stop receiving this kind of email" in text
@@ -304,7 +313,7 @@ def test_game_started_asks_the_start_player_to_select_and_explains_replies(start
         assert "Your colours: red, green" in part
         assert "Your move: choose 4 pieces of red for this round from your reserve." in part
         assert "Write your move on the first line of your reply" in part
-        assert "select 1 1 2 3" in part
+        assert re.search(r"select( [1-4]){4}\b", part)  # a legal selection from her reserve
     assert message.reply_to == [reply_address(notification)]
 
 
@@ -328,7 +337,8 @@ def test_your_turn_has_a_signed_reply_to_and_a_legal_example_move(started_game):
     text, markup = parts(message)
 
     address = message.reply_to[0]
-    assert address == f"play+{notification.pk}x{_signature(notification.pk)}@localhost"
+    version = notification.context["seq"]
+    assert address == f"play+{notification.pk}v{version}x{_signature(notification.pk, version)}@localhost"
     assert message.message()["Reply-To"] == address
     assert message.subject.startswith(f"Manhattan {str(started_game.public_id)[:8]}: your turn (round 1 of 6)")
 
@@ -428,7 +438,8 @@ def test_a_last_reminder_without_a_timeout_does_not_mention_the_bot(started_game
 
 def test_timeout_says_the_greedy_bot_moved(started_game):
     placement_turn_of(started_game, 0)
-    assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 1
+    assert reminders.time_out_absent_players(timezone.now() + timedelta(days=8)) == 0  # the warning first
+    assert reminders.time_out_absent_players(timezone.now() + timedelta(days=9)) == 1
     notification = latest(Kind.TIMEOUT, seat=0)
     message = emails.build_message(notification)
     text, markup = parts(message)
@@ -474,7 +485,7 @@ def test_invitation_names_the_inviter_and_the_way_to_decline(started_game, bob):
     assert (data.seat, data.game) == (1, str(started_game.public_id))
 
 
-def test_an_invitation_to_someone_without_an_account_has_no_unsubscribe_header(alice):
+def test_an_invitation_to_someone_without_an_account_stops_invitations_in_one_click(alice):
     game = services.create_game(
         creator=alice,
         options={"players": 2},
@@ -485,7 +496,8 @@ def test_an_invitation_to_someone_without_an_account_has_no_unsubscribe_header(a
     assert notification.game == game
     message = emails.build_message(notification)
     assert message.body.startswith("Hello,\n")
-    assert "List-Unsubscribe" not in message.message()
+    # No account to unsubscribe: the header's link stops invitations to the address (issue 12).
+    assert "/mail/no-invitations/" in message.message()["List-Unsubscribe"]
     assert_mail_safe_html(parts(message)[1])
 
 
@@ -593,8 +605,10 @@ def test_daily_digest_gathers_turns_into_one_email(started_game, alice, mailoutb
     assert len(mailoutbox) == 1
     sent = mailoutbox[0]
     assert sent.subject == "Manhattan: 1 game is waiting for your move"
-    assert f"{settings.SITE_URL}/games/{started_game.public_id}/" in sent.body
-    assert f"{settings.SITE_URL}{reverse('games:list')}" in sent.body
+    # Signed links that sign in and land on the game, and on the list.
+    game_links = [m for m in LINK.finditer(str(sent.body)) if m.group(1) == links.GAME]
+    assert links.read_token(links.GAME, game_links[0].group(2)).game == str(started_game.public_id)
+    assert any(m.group(1) == links.PAGE for m in LINK.finditer(str(sent.body)))
     assert "update" in sent.body
     assert len(mail.outbox) == 1
 
@@ -603,7 +617,7 @@ def test_a_four_player_game_against_bots(bot_game):
     started = latest(Kind.GAME_STARTED, seat=0)
     text, markup = parts(emails.build_message(started))
     assert "Your move: choose 6 pieces of red for this round from your reserve." in text
-    assert "    select 1 1 2 3 4 4\n" in text
+    assert re.search(r"\n    select( [1-4]){6}\n", text)
     assert "Bot 2 (greedy bot) (blue): 0" in text
     assert "Bot 3 (random bot) (green): 0" in text
     assert_game_sections(started, text, markup)

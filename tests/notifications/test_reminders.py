@@ -73,7 +73,10 @@ def test_timeout_lets_the_greedy_bot_move_and_tells_the_player(started_game):
     start = started_game.turn_since
     events_before = GameEvent.objects.filter(game=started_game).count()
     assert reminders.time_out_absent_players(now=start + 7 * 24 * HOUR - HOUR) == 0
-    assert reminders.time_out_absent_players(now=start + 7 * 24 * HOUR) == 1
+    assert reminders.time_out_absent_players(now=start + 7 * 24 * HOUR) == 0  # a warning first
+    grace = reminders.warning_grace(7 * 24)
+    assert reminders.time_out_absent_players(now=start + 7 * 24 * HOUR + grace - HOUR) == 0
+    assert reminders.time_out_absent_players(now=start + 7 * 24 * HOUR + grace) == 1
     game = Game.objects.get(pk=started_game.pk)
     moved = GameEvent.objects.filter(game=game, seq__gt=events_before)
     assert moved.first().type == "pieces_selected"
@@ -81,7 +84,7 @@ def test_timeout_lets_the_greedy_bot_move_and_tells_the_player(started_game):
     told = Notification.objects.get(game=game, kind=Kind.TIMEOUT)
     assert told.seat == 0
     # The same timeout is not played twice by a second sweep.
-    assert reminders.time_out_absent_players(now=start + 7 * 24 * HOUR) == 0
+    assert reminders.time_out_absent_players(now=start + 7 * 24 * HOUR + grace) == 0
 
 
 def test_a_game_without_timeout_never_times_out(started_game):

@@ -176,7 +176,8 @@ def test_a_garbage_first_line_plays_nothing_and_is_answered(
     assert "You can play:" in visible_text(markup)
     assert "- Card " in text
     # The answer can be replied to in turn, with a token of its own.
-    assert sent.reply_to == [f"play+{refused.pk}x{_signature(refused.pk)}@localhost"]
+    version = refused.context["seq"]
+    assert sent.reply_to == [f"play+{refused.pk}v{version}x{_signature(refused.pk, version)}@localhost"]
 
 
 def test_an_illegal_move_is_answered_with_the_rule(started_game, reply_address, receive, mailoutbox):
@@ -197,7 +198,7 @@ def test_an_illegal_move_is_answered_with_the_rule(started_game, reply_address, 
 def test_a_forged_token_is_ignored(started_game, your_turn, legal_move, receive, mailoutbox):
     before = events(started_game)
     notifications_before = Notification.objects.count()
-    forged = f"play+{your_turn.pk}x{'0' * 20}@localhost"
+    forged = f"play+{your_turn.pk}v{your_turn.context['seq']}x{'0' * 20}@localhost"
 
     receive(raw_reply(forged, legal_move, message_id="<forged@mail.example.com>"))
 
@@ -212,7 +213,8 @@ def test_a_token_for_another_notification_is_not_accepted_with_this_ones_signatu
 ):
     before = events(started_game)
     other = latest(Kind.GAME_STARTED, seat=1)
-    spliced = f"play+{other.pk}x{_signature(your_turn.pk)}@localhost"
+    version = your_turn.context["seq"]
+    spliced = f"play+{other.pk}v{version}x{_signature(your_turn.pk, version)}@localhost"
 
     receive(raw_reply(spliced, legal_move, message_id="<spliced@mail.example.com>"))
 

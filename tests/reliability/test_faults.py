@@ -52,6 +52,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 DELIVERY_TIMEOUT_S = 25.0
 LINGER_S = 1.0  # after the last expected email, keep listening for late duplicates
+LEASE_S = 2  # OUTBOX_LEASE_SECONDS of the workers killed mid-delivery
 
 
 # --- the web side, as a real server runs it -------------------------------------------------
@@ -263,7 +264,10 @@ def test_worker_sigkilled_mid_delivery_every_email_is_sent_duplicates_share_the_
         queued = redis.queued_notifications()  # every email's delivery is waiting in Redis, once
         assert sorted(queued) == sorted(Notification.objects.values_list("pk", flat=True))
 
-        env = site_env(database=database_url(), redis_url=redis.url, smtp_port=smtp_port)
+        # A short claim, so that the killed worker's email is free again soon.
+        env = site_env(
+            database=database_url(), redis_url=redis.url, smtp_port=smtp_port, OUTBOX_LEASE_SECONDS=str(LEASE_S)
+        )
         first = Worker(env, name="rel-killed")
         second = Worker(env, name="rel-second")
         try:
@@ -284,7 +288,10 @@ def test_worker_sigkilled_mid_delivery_every_email_is_sent_duplicates_share_the_
 
             second.start()
             second.wait_ready()
-            sweep_outbox_task.delay()  # the killed task's message stays unacknowledged in Redis: the sweep's turn
+            # The killed task's message stays unacknowledged in Redis, and the email it
+            # was sending stays claimed until the claim expires: then the sweep's turn.
+            time.sleep(LEASE_S + 0.5)
+            sweep_outbox_task.delay()
             wait_for_delivery(second)
             time.sleep(LINGER_S)
         finally:

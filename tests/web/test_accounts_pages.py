@@ -28,6 +28,14 @@ def signed_in_as(client: Client) -> str | None:
     return client.session.get(SESSION_KEY)
 
 
+def use_link(client: Client, url: str):
+    """Open an emailed link and press its one button, as a person does."""
+    page = client.get(url)
+    assert page.status_code == 200, page.content
+    assert 'data-testid="link-continue"' in page.content.decode()
+    return client.post(url)
+
+
 # --- the sign-in form ---------------------------------------------------------------------------
 
 
@@ -75,7 +83,7 @@ def test_the_sixth_link_in_an_hour_is_throttled():
 def test_a_login_link_signs_in_once(alice):
     url = path_of(links.login_url(alice))
     client = Client()
-    response = client.get(url)
+    response = use_link(client, url)
     assert response.status_code == 302
     assert response["Location"] == "/games/"
     assert response["Referrer-Policy"] == "no-referrer"
@@ -91,20 +99,20 @@ def test_a_login_link_signs_in_once(alice):
 
 def test_a_login_link_keeps_a_safe_next_page(alice):
     client = Client()
-    response = client.get(path_of(links.login_url(alice, "/mail/preferences/")))
+    response = use_link(client, path_of(links.login_url(alice, "/mail/preferences/")))
     assert response.status_code == 302
     assert response["Location"] == "/mail/preferences/"
 
 
 def test_a_game_link_lands_on_the_game(started_game, bob):
     client = Client()
-    response = client.get(path_of(links.game_url(bob, str(started_game.public_id))))
+    response = use_link(client, path_of(links.game_url(bob, str(started_game.public_id))))
     assert response.status_code == 302
     assert response["Location"] == f"/games/{started_game.public_id}/"
     assert response["Referrer-Policy"] == "no-referrer"
     assert signed_in_as(client) == str(bob.pk)
     # Game links keep working (every "your turn" email has one).
-    assert Client().get(path_of(links.game_url(bob, str(started_game.public_id)))).status_code == 302
+    assert use_link(Client(), path_of(links.game_url(bob, str(started_game.public_id)))).status_code == 302
 
 
 def test_an_invitation_link_makes_the_account_and_offers_the_seat(alice):
@@ -114,7 +122,7 @@ def test_an_invitation_link_makes_the_account_and_offers_the_seat(alice):
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email="carol@example.com")],
     )
     client = Client()
-    response = client.get(path_of(links.invite_url("carol@example.com", str(game.public_id), 1)))
+    response = use_link(client, path_of(links.invite_url("carol@example.com", str(game.public_id), 1)))
     assert response.status_code == 302
     assert response["Location"] == f"/games/{game.public_id}/"
     assert response["Referrer-Policy"] == "no-referrer"
@@ -180,7 +188,7 @@ def test_a_first_sign_in_link_is_single_use_too():
     request_sign_in_link("newbie@example.com")
     body = str(build_message(Notification.objects.get(kind=Kind.LOGIN, email="newbie@example.com")).body)
     url = re.search(r"https?://[^/\s]+(/accounts/link/login/[^\s]+)", body).group(1)
-    assert Client().get(url).status_code == 302
+    assert use_link(Client(), url).status_code == 302
     assert Client().get(url).status_code == 400
 
 

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0004_turn_clock_moves_to_notifications"),
+        ("games", "0005_seat_absent_since"),
     ]
 
     operations = [

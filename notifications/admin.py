@@ -1,0 +1,43 @@
+"""What operators see of the mail: the outbox, bouncing addresses and
+addresses that want no invitations, and the inbound mail that was refused
+(counted by reason in the filter)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from .models import InboundRefusal, Notification, Suppression
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin[Notification]):
+    list_display = ("kind", "email", "status", "attempts", "created", "sent", "last_error")
+    list_filter = ("status", "kind")
+    search_fields = ("email", "key")
+    readonly_fields = [f.name for f in Notification._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(Suppression)
+class SuppressionAdmin(admin.ModelAdmin[Suppression]):
+    list_display = ("email", "reason", "created", "detail")
+    list_filter = ("reason",)
+    search_fields = ("email",)
+    show_facets = admin.ShowFacets.ALWAYS
+
+
+@admin.register(InboundRefusal)
+class InboundRefusalAdmin(admin.ModelAdmin[InboundRefusal]):
+    """Each refused or dropped inbound message; the filter counts them by reason."""
+
+    list_display = ("received", "reason", "sender", "message_id", "detail")
+    list_filter = ("reason", "received")
+    show_facets = admin.ShowFacets.ALWAYS  # the count of each reason beside it
+    search_fields = ("sender", "message_id")
+    readonly_fields = ("received", "reason", "sender", "message_id", "notification", "detail")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

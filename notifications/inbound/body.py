@@ -1,0 +1,130 @@
+"""The move in a reply, however the player's mail client wrote the reply.
+
+The reply's text is its plain-text part, or what a person reads in its HTML
+part when it has no plain text (``html_text``). The quoted history is found
+with ``mail-parser-reply``, which knows the headers common clients write above
+it in many languages ("On … wrote:", "Am … schrieb …:", "Op … schreef:",
+"Le … a écrit :", Korean, Outlook's "From:/Sent:" blocks in each language,
+"-----Original Message-----"), and by ``>`` at the start of a quoted line.
+
+The move is the first line of the player's own text: above the history
+(top-posting), or — when nothing is written above it — the first line below
+a ``>``-quoted history (bottom-posting). History that is not marked with
+``>`` (Outlook's) is never read: it is the email we sent, with its examples.
+"""
+
+from __future__ import annotations
+
+import re
+from email.message import Message
+
+from mailparser_reply import EmailReplyParser
+from mailparser_reply.constants import GENERIC_MAIL_SEPARATOR
+
+from .html_text import html_to_text
+from .screening import clean
+
+# The languages of the site; mail-parser-reply reads each one's reply headers (and English's).
+LANGUAGES = ["en", "de", "nl", "fr", "ko"]
+MAX_LINE = 500
+_ORIGINAL = re.compile(GENERIC_MAIL_SEPARATOR, re.IGNORECASE | re.MULTILINE)
+# "----- Original Message -----" as Outlook Express and Windows (Live) Mail write it.
+_ORIGINAL_SPACED = re.compile(
+    r"^-{2,} ?(?:Original Message|Ursprüngliche Nachricht|Oorspronkelijk bericht|Message d'origine) ?-{2,}$",
+    re.IGNORECASE,
+)
+
+
+def _decode(part: Message) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return str(part.get_payload() or "")
+    try:
+        return payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know, e.g. "unknown-8bit"
+        return payload.decode("utf-8", errors="replace")
+
+
+def _is_attachment(part: Message) -> bool:
+    return bool(part.get_filename()) or (part.get("Content-Disposition", "").lower().startswith("attachment"))
+
+
+def reply_text(message: Message) -> str:
+    """The text of the reply: its plain-text part, else its HTML part as read."""
+    plain = html = None
+    for part in message.walk():
+        if part.is_multipart() or _is_attachment(part):
+            continue
+        kind = part.get_content_type()
+        if kind == "text/plain" and plain is None:
+            plain = _decode(part)
+        elif kind == "text/html" and html is None:
+            html = _decode(part)
+    if plain is not None and plain.strip():
+        return clean(plain)
+    if html is not None:
+        return clean(html_to_text(html))
+    return ""
+
+
+def _quoted(line: str) -> bool:
+    return line.lstrip().startswith(">")
+
+
+def _history_header_lines(text: str) -> tuple[set[int], int | None]:
+    """The lines of "On … wrote:" headers (above a quote), and the first line of
+    unquoted history (an Outlook-style header block), as line numbers."""
+    parser = EmailReplyParser(languages=LANGUAGES).read(text)
+    starts = [0]
+    for line in text.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+
+    def line_of(offset: int) -> int:
+        return max(i for i, start in enumerate(starts) if start <= offset)
+
+    attributions: set[int] = set()
+    history: int | None = None
+    for match in parser.HEADER_REGEX.finditer(text):
+        found = match.group(0)
+        if not found.strip():
+            continue
+        first = line_of(match.start() + len(found) - len(found.lstrip()))
+        last = line_of(match.start() + len(found.rstrip()) - 1)
+        if last > first or _ORIGINAL.search(found):  # Outlook's block, or "-----Original Message-----"
+            history = first if history is None else min(history, first)
+        else:
+            attributions.update(range(first, last + 1))
+    return attributions, history
+
+
+def move_line(text: str) -> str:
+    """The line of ``text`` (a reply's text) that holds the move, or ""."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    attributions, history = _history_header_lines("\n".join(lines))
+    for number, line in enumerate(lines):
+        if history is not None and number >= history:
+            break  # unquoted history: the email we sent, never the player's move
+        stripped = line.strip()
+        if not stripped or number in attributions:
+            continue
+        if _ORIGINAL_SPACED.match(stripped):
+            break
+        if _quoted(line):
+            continue
+        if _is_attribution(lines, number):
+            continue  # "… wrote:" in a language or a form the library does not know, above a quote
+        return stripped[:MAX_LINE]
+    return ""
+
+
+def _is_attribution(lines: list[str], number: int) -> bool:
+    """A line ending with ':' whose next non-blank line is quoted: the header of a quote."""
+    if not lines[number].rstrip().endswith(":"):
+        return False
+    following = next((line for line in lines[number + 1 :] if line.strip()), "")
+    return _quoted(following)
+
+
+def the_move(message: Message) -> str:
+    """The move written in ``message`` (a reply), or "" if it has none."""
+    return move_line(reply_text(message))

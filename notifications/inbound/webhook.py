@@ -1,0 +1,109 @@
+"""The inbound-mail webhook: only the configured provider's route, shut
+without its secret, and able to take a reply of 10 MB.
+
+``INBOUND_PROVIDER`` names the one django-anymail provider whose inbound
+route is mounted (``inbound/<provider>/inbound/``); the others are not, so
+nothing answers for providers nobody configured. The route is authenticated
+with HTTP basic auth (``INBOUND_WEBHOOK_SECRET``); without a secret it refuses
+every request (and production does not start: ``notifications.checks``).
+
+SendGrid ("Send Raw": the whole message in the ``email`` field) is read here
+from the request's stream rather than through ``request.POST``, because the
+site's ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (64 KB, for the API) would refuse a
+reply with an attachment or a long quote. The body may be up to
+``INBOUND_MAX_BYTES``; the provider's ``SPF`` and ``dkim`` verdicts go along
+with the message. A payload it cannot read is refused with 400 (a 500 would
+make the provider retry forever).
+"""
+
+from __future__ import annotations
+
+import json
+from email.message import Message
+from email.parser import BytesParser
+from email.policy import default as default_policy
+from typing import Any
+
+from anymail.exceptions import AnymailWebhookValidationFailure
+from anymail.inbound import AnymailInboundMessage
+from anymail.signals import AnymailInboundEvent, EventType
+from anymail.webhooks.sendgrid import SendGridInboundWebhookView
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, URLResolver, path
+
+SENDGRID = "sendgrid"
+
+
+class ShutWithoutSecretMixin:
+    """Refuse every request when no webhook secret is configured (anymail
+    would only warn and let anyone post)."""
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not settings.ANYMAIL.get("WEBHOOK_SECRET"):
+            raise PermissionDenied("the inbound webhook has no secret configured")
+        return super().dispatch(request, *args, **kwargs)  # type: ignore[misc,no-any-return]
+
+
+def _form_fields(request: HttpRequest) -> dict[str, Any]:
+    """The fields of a multipart/form-data body, read from the stream (up to ``INBOUND_MAX_BYTES``)."""
+    limit = settings.INBOUND_MAX_BYTES
+    body = request.read(limit + 1)
+    if len(body) > limit:
+        raise AnymailWebhookValidationFailure(f"inbound payload larger than {limit} bytes")
+    content_type = request.META.get("CONTENT_TYPE", "")
+    if not content_type.startswith("multipart/form-data"):
+        raise AnymailWebhookValidationFailure("inbound payload is not multipart/form-data")
+    parsed = BytesParser(policy=default_policy).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body
+    )
+    fields: dict[str, Any] = {}
+    for part in parsed.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if not isinstance(name, str):
+            continue
+        payload = part.get_payload(decode=True)
+        fields[name] = payload if isinstance(payload, bytes) else b""
+    return fields
+
+
+class StrictSendGridInboundWebhookView(ShutWithoutSecretMixin, SendGridInboundWebhookView):  # type: ignore[misc]
+    def parse_events(self, request: Any) -> Any:
+        try:
+            fields = _form_fields(request)
+            raw = fields["email"]
+            message: Message = AnymailInboundMessage.parse_raw_mime_bytes(raw)
+            texts = {name: value.decode("utf-8", "replace") for name, value in fields.items() if name != "email"}
+            if "envelope" in texts:
+                envelope = json.loads(texts["envelope"])
+                message.envelope_sender = envelope["from"]  # type: ignore[attr-defined]
+                message.envelope_recipient = envelope["to"][0]  # type: ignore[attr-defined]
+        except (KeyError, TypeError, IndexError, AttributeError, LookupError, ValueError) as error:
+            raise AnymailWebhookValidationFailure(f"unreadable inbound payload: {type(error).__name__}") from error
+        # The form fields (SPF, dkim, envelope, …) are the event's provider data.
+        return [
+            AnymailInboundEvent(
+                event_type=EventType.INBOUND, timestamp=None, event_id=None, esp_event=texts, message=message
+            )
+        ]
+
+
+def urlpatterns() -> list[URLPattern | URLResolver]:
+    """The route of ``INBOUND_PROVIDER`` only (none when it is empty)."""
+    provider = settings.INBOUND_PROVIDER
+    if not provider:
+        return []
+    if provider == SENDGRID:
+        view = StrictSendGridInboundWebhookView.as_view()
+        return [path("sendgrid/inbound/", view, name="sendgrid_inbound_webhook")]
+    from anymail import urls as anymail_urls
+
+    name = f"{provider}_inbound_webhook"
+    found = [p for p in anymail_urls.urlpatterns if isinstance(p, URLPattern) and p.name == name]
+    if not found:
+        raise ValueError(f"django-anymail has no inbound webhook for {provider!r}")
+    route = found[0]
+    view_class = route.callback.view_class  # type: ignore[attr-defined]
+    shut: Any = type(f"Shut{view_class.__name__}", (ShutWithoutSecretMixin, view_class), {})
+    return [URLPattern(route.pattern, shut.as_view(), name=name)]

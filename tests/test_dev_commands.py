@@ -1,0 +1,50 @@
+"""The development commands: ``serve --addr`` points the emails' links at that
+address; the browser test says how to get Chromium when it is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_dev():
+    spec = importlib.util.spec_from_file_location("dev_commands", ROOT / "dev.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_serve_addr_sets_the_site_url_of_the_emails(monkeypatch):
+    dev = load_dev()
+    seen: list[dict[str, str]] = []
+    monkeypatch.delenv("SITE_URL", raising=False)
+    monkeypatch.setattr(dev, "ensure_venv", lambda: None)
+    monkeypatch.setattr(dev, "run", lambda *cmd, env=None: seen.append(dict(env or {})))
+    monkeypatch.setattr(
+        dev.subprocess, "Popen", lambda *a, **k: SimpleNamespace(terminate=lambda: None, wait=lambda timeout: 0)
+    )
+    dev.serve(SimpleNamespace(addr="192.0.2.10:8080"))
+    assert seen
+    assert all(env["SITE_URL"] == "http://192.0.2.10:8080" for env in seen)
+
+
+def test_the_browser_test_explains_a_missing_chromium(tmp_path):
+    """Without Chromium (an empty PATH and no /usr/bin/chromium stand-in), it is skipped with the install hint."""
+    test = ROOT / "tests" / "browser" / "test_play_in_chromium.py"
+    source = test.read_text().replace('shutil.which("chromium") or "/usr/bin/chromium"', '"/nonexistent/chromium"')
+    copy = ROOT / "tests" / "browser" / "test_chromium_hint_copy.py"
+    copy.write_text(source)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(copy)],
+            cwd=ROOT, capture_output=True, text=True, env={**__import__("os").environ, "CI": "false"},
+        )  # fmt: skip
+    finally:
+        copy.unlink()
+    assert "apt-get install chromium" in done.stdout, done.stdout[-2000:]
+    assert "1 skipped" in done.stdout
