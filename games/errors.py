@@ -36,7 +36,8 @@ def not_found() -> GameError:
 def from_rule_error(error: RuleError) -> GameError:
     """An engine refusal: the action was understood but the rules forbid it."""
     extra: dict[str, Any] = {"rule": error.rule} if error.rule else {}
-    params = getattr(error, "params", None)
-    if params:
-        extra["params"] = params
+    if error.params:
+        extra["params"] = error.params
+    if error.message_id:
+        extra["message_id"] = error.message_id
     return GameError(error.code, error.message, **extra)

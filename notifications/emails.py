@@ -20,7 +20,7 @@ from accounts import links
 from accounts.models import User
 from games import engine, store
 from games.models import Game
-from games.presentation import board, log, table, vocabulary
+from games.presentation import board, log, refusals, table, vocabulary
 
 from .models import UNSUBSCRIBABLE, Kind, Notification
 from .reply_address import reply_address
@@ -38,6 +38,15 @@ def email_context(notification: Notification) -> dict[str, Any]:
     }
     if isinstance(context.get("timeout_at"), str):
         context["timeout_at"] = datetime.fromisoformat(context["timeout_at"])
+    error = context.get("error")
+    if notification.kind == Kind.MOVE_REFUSED and isinstance(error, dict) and "reason" in context:
+        # Said in the player's language from the engine's template, its rule once.
+        context["reason"] = refusals.explained(
+            context["reason"],
+            rule=error.get("rule") or "",
+            message_id=error.get("message_id") or "",
+            params=error.get("params"),
+        )
     user, game = notification.user, notification.game
     if notification.kind == Kind.LOGIN:
         context["link"] = _login_link(notification)

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.engine import COLOUR_NAMES, Action, NotationError, PlacePiece, Resign, SelectPieces, parse_action
+from games.presentation.refusals import refusal_text
 
 MAX_NOTATION = 500
 
@@ -52,7 +53,8 @@ class MoveForm(forms.Form):
                 action = parse_action(notation)
             except NotationError as error:
                 self.pointer = error.pointer()
-                self.add_error("notation", _("This move could not be read: %(reason)s") % {"reason": error.message})
+                reason = refusal_text(error.message, message_id=error.message_id, params=error.params)
+                self.add_error("notation", _("This move could not be read: %(reason)s") % {"reason": reason})
                 return data
             if isinstance(action, Resign):
                 self.add_error("notation", _("To resign, use the Resign button."))

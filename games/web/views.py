@@ -32,7 +32,7 @@ from games.api.problems import status_for
 from games.engine import COLOUR_NAMES, GameOptions, PlayerView, Resign, RuleError
 from games.errors import GameError, StaleVersion
 from games.models import Game, Seat
-from games.presentation import board, log, table, vocabulary
+from games.presentation import board, log, refusals, table, vocabulary
 
 from . import present
 from .forms import MoveForm, ResignForm
@@ -58,8 +58,16 @@ _ERROR_TEXTS: dict[str, Promise] = {
 
 
 def _error_text(error: GameError) -> str:
+    """The refusal in the reader's language, without its rule (the page shows it as a badge)."""
+    if error.extra.get("message_id") in refusals.TEMPLATES:
+        return refusals.refusal_text(
+            error.message,
+            rule=str(error.extra.get("rule") or ""),
+            message_id=error.extra["message_id"],
+            params=error.extra.get("params"),
+        )
     known = _ERROR_TEXTS.get(error.code)
-    return str(known) if known is not None else error.message
+    return str(known) if known is not None else refusals.refusal_text(error.message, rule=error.extra.get("rule") or "")
 
 
 @dataclass

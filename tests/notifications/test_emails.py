@@ -640,3 +640,14 @@ def test_an_email_is_written_in_the_recipients_language(started_game, alice):
     assert '<html lang="de">' in markup
     assert_rendered(text)
     assert_mail_safe_html(markup)
+
+
+def test_a_refused_reply_is_explained_in_the_players_language_with_its_rule_once(started_game, alice):
+    alice.language = "fr"
+    alice.save()
+    notification = latest(Kind.GAME_STARTED, seat=0)
+    outcome = handle_inbound(reply_to(notification, "select 1 1 1 1 1 1 1"))
+    assert not outcome.accepted
+    text, _markup = parts(emails.build_message(latest(Kind.MOVE_REFUSED, seat=0)))
+    assert "R9: choisissez exactement 4 éléments ; vous en avez choisi 7." in text
+    assert "R9: R9" not in text

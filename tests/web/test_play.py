@@ -156,7 +156,23 @@ def test_a_two_colour_player_must_name_the_colour_when_both_could(placing_game, 
         {"intent": "place", "version": placing_game.version, "card": p.card + 1, "city": p.city + 1, "size": 1},
     )
     assert response.status_code == 422
-    assert "R15: say which colour places this piece: red or green." in response.content.decode()
+    html = response.content.decode()
+    # The rule once, as a badge, then the reason (not "R15 R15: ...").
+    assert '<span class="badge">R15</span> say which colour places this piece: red or green.' in html
+    assert "R15:" not in html
+
+
+def test_a_refusal_reads_in_the_players_language(placing_game, alice, browser):
+    from accounts.models import User
+
+    User.objects.filter(pk=alice.pk).update(language="de")
+    p = first_placement(placing_game)
+    response = browser(alice).post(
+        play_url(placing_game),
+        {"intent": "place", "version": placing_game.version, "card": p.card + 1, "city": p.city + 1, "size": 1},
+    )
+    assert response.status_code == 422
+    assert "sag, welche Farbe dieses Teil setzt: Rot oder Grün." in response.content.decode()
 
 
 def test_unreadable_notation_points_at_the_problem(placing_game, alice, browser):
