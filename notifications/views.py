@@ -3,7 +3,6 @@ development outbox that lists the emails written to files."""
 
 from __future__ import annotations
 
-import email
 import zoneinfo
 from datetime import timedelta
 from pathlib import Path
@@ -25,6 +24,7 @@ from accounts.auth_helpers import request_user
 from accounts.models import User
 
 from . import bounces, outbox, reminders
+from . import dev_outbox as dev_outbox_files
 from .context_processors import dev_outbox
 from .models import UNSUBSCRIBABLE, Kind, Preference
 
@@ -145,32 +145,9 @@ def preferences_view(request: HttpRequest) -> HttpResponse:
 
 
 def outbox_view(request: HttpRequest) -> HttpResponse:
-    """Development only: the emails the file backend wrote, newest first."""
+    """Development only: the emails the file backend wrote, newest first, each
+    part as the player would see it."""
     if not dev_outbox(request)["show_dev_outbox"]:
         raise Http404
-    folder = Path(settings.EMAIL_FILE_PATH)
-    emails = []
-    for path in sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime, reverse=True)[:50]:
-        for raw in path.read_text(errors="replace").split("-" * 79):
-            if not raw.strip():
-                continue
-            parsed = email.message_from_string(raw.strip())
-            body = ""
-            for part in parsed.walk():
-                if part.get_content_type() == "text/plain":
-                    payload = part.get_payload(decode=True)
-                    body = (
-                        payload.decode(part.get_content_charset() or "utf-8", "replace")
-                        if isinstance(payload, bytes)
-                        else str(payload)
-                    )
-                    break
-            emails.append(
-                {
-                    "to": parsed.get("To", ""),
-                    "subject": parsed.get("Subject", ""),
-                    "date": parsed.get("Date", ""),
-                    "body": body,
-                }
-            )
-    return render(request, "notifications/outbox.html", {"emails": emails})
+    messages_ = dev_outbox_files.read(Path(settings.EMAIL_FILE_PATH))
+    return render(request, "notifications/outbox.html", {"emails": messages_})

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 import pytest
+from django.core.mail import EmailMultiAlternatives
+from django.core.mail.backends.filebased import EmailBackend as FileBackend
 from django.test import Client
 from django.utils import timezone
 
@@ -153,6 +156,26 @@ def test_outbox_lists_emails_with_clickable_links(outbox_dir, alice, browser):
     assert "<script>alert(1)</script>" not in html  # the body is escaped
     assert 'data-testid="messages"' not in html  # the emails are not shown as flash messages
     assert 'data-testid="nav-outbox"' in html
+
+
+def test_outbox_decodes_mime_and_shows_the_html_part_sandboxed(outbox_dir, alice, browser):
+    """A real email as the site writes it: a non-ASCII subject (RFC 2047), both
+    parts encoded, the HTML shown in a sandboxed frame, never run in the page."""
+    message = EmailMultiAlternatives(
+        subject="Manhattan 카드: 당신의 차례 — Größe 2",
+        body="Ihr Zug: Karte 5 Stadt 3 Größe 2. 당신의 차례입니다.",
+        from_email="play@localhost",
+        to=["alice@example.com"],
+    )
+    message.attach_alternative("<p>Spiel <strong>weiter</strong> — 차례</p><script>alert(2)</script>", "text/html")
+    FileBackend(file_path=str(outbox_dir)).send_messages([message])
+    html = browser(alice).get("/mail/outbox/").content.decode()
+    assert "Manhattan 카드: 당신의 차례 — Größe 2" in html
+    assert "Ihr Zug: Karte 5 Stadt 3 Größe 2. 당신의 차례입니다." in html
+    frame = re.search(r'<iframe sandbox="" srcdoc="([^"]*)"', html)
+    assert frame is not None, "the HTML part is in a frame with no allowances"
+    assert "&lt;strong&gt;weiter&lt;/strong&gt;" in frame.group(1)
+    assert "<script>alert(2)</script>" not in html
 
 
 def test_outbox_link_only_in_debug(alice, browser):
