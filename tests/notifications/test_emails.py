@@ -396,7 +396,7 @@ def test_game_over_names_the_winner_and_shows_final_scores(started_game):
     [
         (1, "a reminder, it is your turn", "A friendly reminder: it is your turn"),
         (2, "your game is still waiting for your move", "Please play your turn soon."),
-        (3, "move soon, or a bot will move for you", "the greedy bot will move for you"),
+        (3, "move soon, or a bot will move for you", "a bot will move for you"),
     ],
 )
 def test_reminders_escalate(started_game, level, subject, wording):
@@ -413,7 +413,7 @@ def test_reminders_escalate(started_game, level, subject, wording):
     assert message.subject.endswith(subject)
     assert wording in text
     assert wording in visible_text(markup)
-    assert ("greedy bot" in text) == (level >= 3)
+    assert ("a bot will move for you" in text) == (level >= 3)
     assert message.reply_to == [reply_address(notification)]
     assert "Write your move on the first line of your reply" in text
 
@@ -445,7 +445,7 @@ def test_timeout_says_the_greedy_bot_moved(started_game):
     text, markup = parts(message)
 
     assert message.subject.endswith("a bot moved for you")
-    sentence = "You did not move within 168 hours, so the greedy bot made one move for you"
+    sentence = "You did not move within 168 hours, so a bot made one move for you"
     assert sentence in text
     assert sentence in visible_text(markup)
     assert message.reply_to == []
