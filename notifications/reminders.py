@@ -128,6 +128,15 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
         rows = list(due_reminders(now, size, only=only))
         if not rows:
             return 0, 0
+        claimed = len(rows)
+        # A game a move is holding is left for the next sweep: the reminder's
+        # foreign key to it would otherwise wait for the move to commit.
+        free = set(
+            Game.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=[row[0] for row in rows])
+            .values_list("pk", flat=True)
+        )
+        rows = [row for row in rows if row[0] in free]
         by_interval: dict[int, list[int]] = defaultdict(list)  # reminder_every_hours -> games reminded
         away: dict[tuple[datetime, int | None], list[int]] = defaultdict(list)  # (back, timeout_hours) -> games
         nobody: list[int] = []
@@ -174,7 +183,7 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
                 key__in=[n.key for n in reminders], status=Notification.Status.PENDING
             ).values_list("pk", flat=True)
             outbox.publish_on_commit(list(pending))
-        return len(rows), len(reminders)
+        return claimed, len(reminders)
 
 
 def warning_grace(timeout_hours: int | None) -> timedelta:
