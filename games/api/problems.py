@@ -49,6 +49,7 @@ STATUS_BY_CODE = {
     "corrupt_log": 409,
     "precondition_failed": 412,
     "version_required": 428,
+    "too_many_messages": 429,
 }
 
 
@@ -97,7 +98,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             422, exc.code, exc.message, position=exc.position, token=exc.token, pointer=exc.pointer()
         )
     if isinstance(exc, GameError):
-        return problem_response(status_for(exc.code), exc.code, exc.message, **exc.extra)
+        wait = exc.extra.get("retry_after")
+        headers = {"Retry-After": str(wait)} if wait is not None else None
+        return problem_response(status_for(exc.code), exc.code, exc.message, headers=headers, **exc.extra)
     if isinstance(exc, (DatabaseOperationalError, InterfaceError)):
         # The transaction rolled back: retrying is safe (versions and
         # Idempotency-Keys cover a commit whose answer was lost).

@@ -3,7 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.api import MeView, TokenDetailView, TokenListView
 
-from . import views
+from . import talk, views
 from .problems import api_not_found
 
 urlpatterns = [
@@ -16,6 +16,8 @@ urlpatterns = [
     path("games/<str:game_id>/events", views.EventsView.as_view(), name="api-game-events"),
     path("games/<str:game_id>/states/<int:n>", views.StateAtView.as_view(), name="api-game-state"),
     path("games/<str:game_id>/record", views.RecordView.as_view(), name="api-game-record"),
+    path("games/<str:game_id>/messages", talk.MessagesView.as_view(), name="api-game-messages"),
+    path("games/<str:game_id>/seats/<int:index>/mute", talk.MuteView.as_view(), name="api-game-seat-mute"),
     path("tokens", TokenListView.as_view(), name="api-tokens"),
     path("tokens/<int:token_id>", TokenDetailView.as_view(), name="api-token"),
     path("me", MeView.as_view(), name="api-me"),

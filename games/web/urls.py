@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import talk, views
 from .new_game import new_game
 
 app_name = "games"
@@ -16,4 +16,6 @@ urlpatterns = [
     path("<str:game_id>/decline/", views.decline, name="decline"),
     path("<str:game_id>/start/", views.start, name="start"),
     path("<str:game_id>/back/", views.come_back, name="come_back"),
+    path("<str:game_id>/messages/", talk.post_message, name="post_message"),
+    path("<str:game_id>/seats/<int:index>/mute/", talk.mute, name="mute"),
 ]
