@@ -41,7 +41,7 @@ from games.talk import services as talk
 
 from . import outbox
 from .inbound import screening
-from .inbound.body import move_and_note
+from .inbound.body import mentions_the_notation, move_and_note
 from .models import InboundRefusal, Kind, Notification, Reply
 from .reply_address import SUBJECT_TOKEN, TOKEN, ReplyToken, read
 
@@ -157,12 +157,13 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
 
 def _read_move(text: str) -> engine.Action | engine.NotationError | None:
     """The move in ``text``; the notation error to answer if it tries to be
-    one; None if it is not a move at all (no digit, and its first word is
-    none of the notation's), so that it goes to the table as a message."""
+    one; None if it is not a move at all (unreadable from its first word, with
+    no digit and no word of the notation), so that it goes to the table as a
+    message."""
     try:
         return engine.parse_action(text)
     except engine.NotationError as error:
-        if text and error.position == 0 and not any(char.isdigit() for char in text):
+        if text and error.position == 0 and not mentions_the_notation(text):
             return None
         return error
 

@@ -57,7 +57,7 @@ def status_for(code: str) -> int:
     return STATUS_BY_CODE.get(code, 422)
 
 
-_DRF_CODES = {
+DRF_CODES = {
     exceptions.ParseError: "malformed_request",
     exceptions.AuthenticationFailed: "authentication_failed",
     exceptions.NotAuthenticated: "not_authenticated",
@@ -118,7 +118,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     response = exception_handler(exc, context)
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
-    code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
+    code = next((c for cls, c in DRF_CODES.items() if isinstance(exc, cls)), "error")
     own = exc.get_codes()
     if isinstance(own, str) and own != exc.default_code:  # raised with a code of its own
         code = own

@@ -3,10 +3,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.api import MeView, TokenDetailView, TokenListView
 
-from . import talk, views
+from . import index, talk, views
 from .problems import api_not_found
 
 urlpatterns = [
+    path("", index.ApiIndexView.as_view(), name="api-index"),
+    path("problems/", index.ProblemListView.as_view(), name="api-problems"),
+    path("problems/<str:code>", index.ProblemView.as_view(), name="api-problem"),
     path("games", views.GameListView.as_view(), name="api-games"),
     path("games/<str:game_id>", views.GameDetailView.as_view(), name="api-game"),
     path("games/<str:game_id>/join", views.JoinView.as_view(), name="api-game-join"),

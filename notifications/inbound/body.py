@@ -21,6 +21,8 @@ from email.message import Message
 from mailparser_reply import EmailReplyParser
 from mailparser_reply.constants import GENERIC_MAIL_SEPARATOR
 
+from games.engine.notation_words import COLOURS, PARTS, VERBS, word_key
+
 from .html_text import html_to_text
 from .screening import clean
 
@@ -138,6 +140,17 @@ def move_and_note(message: Message) -> tuple[str, str]:
     if not body or body[0].strip() != own[0]:
         body = own  # the library read the first line as a signature: keep what was written
     return own[0], "\n".join(body[1:]).strip()
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def mentions_the_notation(line: str) -> bool:
+    """Whether ``line`` tries to be a move: it has a digit of any script, or a
+    word of the notation in any language ("place", "Karte", "rouge")."""
+    if any(char.isdigit() for char in line):
+        return True
+    return any((key := word_key(word)) in PARTS or key in VERBS or key in COLOURS for word in _WORD.findall(line))
 
 
 def _is_attribution(lines: list[str], number: int) -> bool:
