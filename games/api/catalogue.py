@@ -53,6 +53,7 @@ SERVICE_CODES = {
     "reason_required": "An operator's undo needs a reason.",
     "seats_open": "Seats are still open; fill or remove them first.",
     "stale_version": "The action was made against a version the game has moved past; see 'current_version'.",
+    "unknown_field": "The body has a field this endpoint does not take; 'field' names it.",
     "too_many_messages": "You wrote too many table messages; wait 'Retry-After' seconds.",
     "version_required": "Say which version the action was made against: If-Match or 'expected_version'.",
     "database_unavailable": "The database was briefly unavailable; nothing was stored. Retry.",

@@ -32,13 +32,25 @@ class MessageSerializer(serializers.Serializer[TableMessage]):
     created = serializers.DateTimeField(read_only=True)
 
 
+class MessageTextField(serializers.CharField):
+    """Message text, tidied before it is validated: control characters (NUL
+    too) are dropped rather than refused, and blank text is the service's
+    ``message_empty`` (422), as on the page and by email."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_blank=True, trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        return talk.tidy(super().to_internal_value(data).replace("\x00", ""))
+
+
 class NewMessageSerializer(serializers.Serializer[Any]):
-    text = serializers.CharField(max_length=MAX_LENGTH, trim_whitespace=True)
+    text = MessageTextField(max_length=MAX_LENGTH)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        unknown = set(self.initial_data) - set(self.fields) if isinstance(self.initial_data, dict) else set()
+        unknown = sorted(set(self.initial_data) - set(self.fields)) if isinstance(self.initial_data, dict) else []
         if unknown:
-            raise serializers.ValidationError({name: ["Unknown field."] for name in sorted(unknown)})
+            raise GameError("unknown_field", f"Unknown field: {unknown[0]}.", field=unknown[0])
         return attrs
 
 
@@ -61,8 +73,14 @@ class MessagesView(APIView):
     @extend_schema(
         operation_id="list_messages",
         summary="The table talk of a game I play in",
-        parameters=[OpenApiParameter("after", int, description="Only messages with a greater id.")],
-        responses={200: MessagesBodySerializer, 403: PROBLEM, 404: PROBLEM},
+        parameters=[
+            OpenApiParameter(
+                "after",
+                {"type": "integer", "minimum": 0, "maximum": 999_999_999_999},
+                description="Only messages with a greater id.",
+            )
+        ],
+        responses={200: MessagesBodySerializer, 400: PROBLEM, 403: PROBLEM, 404: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
         after = request.query_params.get("after", "0")
