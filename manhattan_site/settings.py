@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "games",
     "notifications",
     "ratings",
+    "webhooks",
     "anymail",
 ]
 
@@ -175,7 +176,30 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_int("REMINDER_SWEEP_SECONDS", 300),
     },
     "send-digests": {"task": "notifications.tasks.send_digests", "schedule": env_int("DIGEST_SWEEP_SECONDS", 3600)},
+    "sweep-webhooks": {"task": "webhooks.tasks.sweep_webhooks", "schedule": env_int("WEBHOOK_SWEEP_SECONDS", 30)},
 }
+
+# --- Webhooks (webhooks/) ------------------------------------------------------
+# Plain http endpoints are refused unless this is set (development and tests only).
+WEBHOOK_ALLOW_HTTP = env_bool("WEBHOOK_ALLOW_HTTP", default=False)
+# Exceptions to the SSRF guard (webhooks/ssrf.py), for a receiver on a private network:
+# host names whose addresses are not checked, and networks (CIDR) whose addresses pass.
+WEBHOOK_ALLOWED_HOSTS = env_list("WEBHOOK_ALLOWED_HOSTS", "")
+WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS", "")
+WEBHOOK_MAX_ENDPOINTS_PER_USER = env_int("WEBHOOK_MAX_ENDPOINTS_PER_USER", 10)
+# Attempts of one delivery before it fails for good, and the first wait between them (doubling).
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 30)
+WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600)
+# Failed attempts in a row (across deliveries) after which an endpoint is switched off.
+WEBHOOK_DISABLE_AFTER_FAILURES = env_int("WEBHOOK_DISABLE_AFTER_FAILURES", 15)
+WEBHOOK_CONNECT_TIMEOUT = float(env("WEBHOOK_CONNECT_TIMEOUT", "3"))
+WEBHOOK_TIMEOUT = float(env("WEBHOOK_TIMEOUT", "10"))  # the whole exchange, connect to last byte
+WEBHOOK_MAX_RESPONSE_BYTES = env_int("WEBHOOK_MAX_RESPONSE_BYTES", 64 * 1024)
+# Certificate authorities that receivers' certificates are checked against (empty: the system's).
+WEBHOOK_CA_FILE = env("WEBHOOK_CA_FILE")
+# How long a worker holds a delivery it is sending: longer than the task's hard time limit.
+WEBHOOK_LEASE_SECONDS = env_int("WEBHOOK_LEASE_SECONDS", 90)
 
 # --- Email ----------------------------------------------------------------------
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Manhattan by mail <play@localhost>")

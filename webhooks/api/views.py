@@ -1,0 +1,117 @@
+"""The webhooks API: translate HTTP to ``webhooks.services`` and the rows back."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.auth_helpers import request_user
+from games.errors import GameError
+
+from .. import services
+from ..models import Delivery, Endpoint
+from .serializers import (
+    DeliverySerializer,
+    EndpointCreateSerializer,
+    EndpointSerializer,
+    EndpointUpdateSerializer,
+    NewEndpointSerializer,
+    strict,
+)
+
+PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
+DELIVERY_PAGE = 100
+
+
+def _endpoint(request: Request, endpoint_id: int) -> Endpoint:
+    endpoint = Endpoint.objects.filter(owner=request_user(request), pk=endpoint_id).first()
+    if endpoint is None:
+        raise exceptions.NotFound("You have no webhook endpoint with this id.", code="webhook_not_found")
+    return endpoint
+
+
+class EndpointListView(APIView):
+    @extend_schema(
+        operation_id="webhooks_list", summary="My webhook endpoints", responses={200: EndpointSerializer(many=True)}
+    )
+    def get(self, request: Request) -> Response:
+        endpoints = Endpoint.objects.filter(owner=request_user(request))
+        return Response(EndpointSerializer(endpoints, many=True).data)
+
+    @extend_schema(
+        operation_id="webhooks_create",
+        summary="Register a webhook endpoint (its signing secret is in the answer, once)",
+        request=EndpointCreateSerializer,
+        responses={201: NewEndpointSerializer, 400: PROBLEM, 422: PROBLEM},
+    )
+    def post(self, request: Request) -> Response:
+        data = strict(EndpointCreateSerializer(data=request.data)).validated_data
+        new = services.create_endpoint(owner=request_user(request), **data)
+        body = NewEndpointSerializer(new.endpoint, context={"secret": new.secret}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class EndpointDetailView(APIView):
+    @extend_schema(
+        operation_id="webhooks_retrieve",
+        summary="A webhook endpoint",
+        responses={200: EndpointSerializer, 404: PROBLEM},
+    )
+    def get(self, request: Request, endpoint_id: int) -> Response:
+        return Response(EndpointSerializer(_endpoint(request, endpoint_id)).data)
+
+    @extend_schema(
+        operation_id="webhooks_update",
+        summary="Change a webhook endpoint (enabled: true switches it back on)",
+        request=EndpointUpdateSerializer,
+        responses={200: EndpointSerializer, 400: PROBLEM, 404: PROBLEM, 422: PROBLEM},
+    )
+    def patch(self, request: Request, endpoint_id: int) -> Response:
+        endpoint = _endpoint(request, endpoint_id)
+        data = strict(EndpointUpdateSerializer(data=request.data)).validated_data
+        return Response(EndpointSerializer(services.update_endpoint(endpoint=endpoint, **data)).data)
+
+    @extend_schema(
+        operation_id="webhooks_destroy",
+        summary="Delete a webhook endpoint and its delivery log",
+        responses={204: None, 404: PROBLEM},
+    )
+    def delete(self, request: Request, endpoint_id: int) -> Response:
+        services.delete_endpoint(endpoint=_endpoint(request, endpoint_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DeliveryListView(APIView):
+    @extend_schema(
+        operation_id="webhooks_deliveries_list",
+        summary="The endpoint's delivery log, newest first (at most 100)",
+        parameters=[
+            OpenApiParameter("status", str, enum=Delivery.Status.values, description="Only deliveries in this status."),
+        ],
+        responses={200: DeliverySerializer(many=True), 400: PROBLEM, 404: PROBLEM},
+    )
+    def get(self, request: Request, endpoint_id: int) -> Response:
+        deliveries = _endpoint(request, endpoint_id).deliveries.all()
+        wanted = request.query_params.get("status")
+        if wanted is not None:
+            if wanted not in Delivery.Status.values:
+                raise GameError(
+                    "bad_filter", f"Unknown status {wanted!r}; one of: {', '.join(Delivery.Status.values)}."
+                )
+            deliveries = deliveries.filter(status=wanted)
+        return Response(DeliverySerializer(deliveries[:DELIVERY_PAGE], many=True).data)
+
+
+class TestEventView(APIView):
+    @extend_schema(
+        operation_id="webhooks_test",
+        summary="Send a test event (webhook.test) to the endpoint; the answer is the queued delivery",
+        request=None,
+        responses={202: DeliverySerializer, 404: PROBLEM},
+    )
+    def post(self, request: Request, endpoint_id: int) -> Response:
+        delivery = services.send_test_event(endpoint=_endpoint(request, endpoint_id))
+        return Response(DeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)
