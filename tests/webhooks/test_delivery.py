@@ -40,7 +40,9 @@ def test_the_receiver_verifies_the_signature_with_the_secret_it_was_shown(alice,
         Webhook(new.secret).verify(request.body.replace(b"test", b"tost"), request.headers)
 
 
-def test_a_failed_attempt_is_retried_later_with_the_same_id_and_a_fresh_signature(alice, receiver, endpoint_for, settings):
+def test_a_failed_attempt_is_retried_later_with_the_same_id_and_a_fresh_signature(
+    alice, receiver, endpoint_for, settings
+):
     settings.WEBHOOK_RETRY_BASE_SECONDS = 30
     new = endpoint_for(alice)
     row = _game_delivery(new.endpoint)
