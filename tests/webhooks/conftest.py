@@ -3,6 +3,7 @@ real HTTP receiver on a free local port that the allow-list lets through."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import threading
 import time
@@ -78,10 +79,8 @@ def _handler(receiver: Receiver) -> type[http.server.BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(receiver.body)))
             self.end_headers()
-            try:
+            with contextlib.suppress(OSError):  # the sender hung up (a capped or timed-out read)
                 self.wfile.write(receiver.body)
-            except OSError:
-                pass  # the sender hung up (a capped or timed-out read)
 
         do_GET = do_POST
 

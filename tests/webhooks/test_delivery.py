@@ -52,7 +52,9 @@ def test_a_failed_attempt_is_retried_later_with_the_same_id_and_a_fresh_signatur
     assert delivery.deliver(row.pk) is False
     row.refresh_from_db()
     assert row.status == Delivery.Status.PENDING
-    assert row.attempts == 1 and row.http_status == 503 and row.last_error == "HTTP 503."
+    assert row.attempts == 1
+    assert row.http_status == 503
+    assert row.last_error == "HTTP 503."
     assert before + timedelta(seconds=29) < row.next_attempt < timezone.now() + timedelta(seconds=31)
     # Not due yet: a second task for it (a redelivered message) sends nothing.
     assert delivery.deliver(row.pk) is False
@@ -70,7 +72,9 @@ def test_a_failed_attempt_is_retried_later_with_the_same_id_and_a_fresh_signatur
     for request in receiver.requests:
         Webhook(new.secret).verify(request.body, request.headers)
     row.refresh_from_db()
-    assert row.status == Delivery.Status.DELIVERED and row.attempts == 2 and row.last_error == ""
+    assert row.status == Delivery.Status.DELIVERED
+    assert row.attempts == 2
+    assert row.last_error == ""
 
 
 def test_back_off_doubles_up_to_its_cap(settings):
@@ -88,7 +92,9 @@ def test_a_delivery_fails_for_good_after_the_last_attempt(alice, receiver, endpo
         Delivery.objects.filter(pk=row.pk).update(next_attempt=timezone.now())
         delivery.deliver(row.pk)
     row.refresh_from_db()
-    assert row.status == Delivery.Status.FAILED and row.attempts == 3 and row.finished is not None
+    assert row.status == Delivery.Status.FAILED
+    assert row.attempts == 3
+    assert row.finished is not None
     Delivery.objects.filter(pk=row.pk).update(next_attempt=timezone.now())
     assert delivery.deliver(row.pk) is False
     assert len(receiver.requests) == 3
@@ -113,7 +119,8 @@ def test_an_endpoint_is_switched_off_after_failures_in_a_row_and_its_owner_told(
     [email] = mail.outbox
     assert email.to == [alice.email]
     assert "Webhook" in email.subject
-    assert endpoint.url in email.body and "HTTP 500." in email.body
+    assert endpoint.url in email.body
+    assert "HTTP 500." in email.body
     assert "abgeschaltet" in email.body  # in the owner's language
 
     # What is still queued is not sent to a switched-off endpoint.
@@ -136,7 +143,8 @@ def test_a_success_resets_the_count_of_failures(alice, receiver, endpoint_for, s
     for seq in (4, 5):
         delivery.deliver(_game_delivery(endpoint, seq=seq).pk)
     endpoint.refresh_from_db()
-    assert endpoint.enabled is True and endpoint.consecutive_failures == 2
+    assert endpoint.enabled is True
+    assert endpoint.consecutive_failures == 2
     assert mail.outbox == []
 
 
@@ -148,8 +156,10 @@ def test_a_test_event_is_tried_once_and_does_not_count_against_the_endpoint(alic
     assert delivery.deliver(test.pk) is False
     test.refresh_from_db()
     endpoint.refresh_from_db()
-    assert test.status == Delivery.Status.FAILED and test.attempts == 1
-    assert endpoint.enabled is True and endpoint.consecutive_failures == 0
+    assert test.status == Delivery.Status.FAILED
+    assert test.attempts == 1
+    assert endpoint.enabled is True
+    assert endpoint.consecutive_failures == 0
 
     # It is also how an owner checks a switched-off endpoint before switching it back on.
     Endpoint.objects.filter(pk=endpoint.pk).update(enabled=False)
@@ -166,8 +176,10 @@ def test_a_redirect_is_not_followed(alice, receiver, endpoint_for):
     assert delivery.deliver(row.pk) is False
     assert [r.path for r in receiver.requests] == ["/hook"]
     row.refresh_from_db()
-    assert row.http_status == 307 and row.status == Delivery.Status.PENDING
-    assert "redirects are not followed" in row.last_error and "/elsewhere" in row.last_error
+    assert row.http_status == 307
+    assert row.status == Delivery.Status.PENDING
+    assert "redirects are not followed" in row.last_error
+    assert "/elsewhere" in row.last_error
 
 
 def test_an_answer_larger_than_the_cap_is_cut_off(alice, receiver, endpoint_for, settings):
@@ -203,7 +215,8 @@ def test_a_receiver_that_is_not_listening_is_a_failed_attempt(alice, receiver, e
     row = _game_delivery(endpoint)
     assert delivery.deliver(row.pk) is False
     row.refresh_from_db()
-    assert row.last_error.startswith("connect_failed") and row.http_status is None
+    assert row.last_error.startswith("connect_failed")
+    assert row.http_status is None
 
 
 @pytest.mark.django_db(transaction=True)

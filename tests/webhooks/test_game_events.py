@@ -68,7 +68,8 @@ def test_a_move_over_the_api_reaches_the_other_players_receiver_signed(
     assert move["data"]["events"][0]["type"] == "pieces_selected"
     assert move["data"]["events"][0]["seq"] == move["data"]["version"]
     turn = received[2]["data"]
-    assert turn["phase"] == "selection" and turn["seat"] == 1
+    assert turn["phase"] == "selection"
+    assert turn["seat"] == 1
     sent = Delivery.objects.filter(pk__in=broker.ids)
     assert {d.status for d in sent} == {Delivery.Status.DELIVERED}
     assert {d.event_id for d in sent} == {r.headers["webhook-id"] for r in receiver.requests}
@@ -82,7 +83,8 @@ def test_a_started_game_shows_each_receiver_only_its_own_hand(alice, bob, receiv
         started = endpoint.deliveries.get(event_type="game.started")
         event = started.payload["data"]["event"]
         assert event["type"] == "game_created"
-        assert event["hands"][seat] is not None and len(event["hands"][seat]) == 4
+        assert event["hands"][seat] is not None
+        assert len(event["hands"][seat]) == 4
         assert event["hands"][1 - seat] is None
         assert event["hand_sizes"] == [4, 4]
         assert "draw_pile" not in event  # the deck's order: only its size is shown
