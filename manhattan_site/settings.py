@@ -279,7 +279,12 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # One name for each set of values the engine's shapes share.
-    "ENUM_NAME_OVERRIDES": {"ColourEnum": "games.api.bodies.COLOURS", "SideEnum": "games.api.bodies.SIDES"},
+    "ENUM_NAME_OVERRIDES": {
+        "ColourEnum": "games.api.bodies.COLOURS",
+        "SideEnum": "games.api.bodies.SIDES",
+        "StatusEnum": "games.models.Game.Status",  # the game's; a delivery has a status too
+        "DeliveryStatusEnum": "webhooks.models.Delivery.Status",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.document_problems",
