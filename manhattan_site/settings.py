@@ -200,6 +200,8 @@ WEBHOOK_MAX_RESPONSE_BYTES = env_int("WEBHOOK_MAX_RESPONSE_BYTES", 64 * 1024)
 WEBHOOK_CA_FILE = env("WEBHOOK_CA_FILE")
 # How long a worker holds a delivery it is sending: longer than the task's hard time limit.
 WEBHOOK_LEASE_SECONDS = env_int("WEBHOOK_LEASE_SECONDS", 90)
+# Finished deliveries are kept this long in the log, then deleted by the sweep.
+WEBHOOK_LOG_DAYS = env_int("WEBHOOK_LOG_DAYS", 30)
 
 # --- Email ----------------------------------------------------------------------
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Manhattan by mail <play@localhost>")
@@ -264,6 +266,8 @@ REST_FRAMEWORK = {
         "game_create": env("THROTTLE_GAME_CREATE", "60/hour"),
         "email_send": env("THROTTLE_EMAIL_SEND", "30/hour"),
         "token_create": env("THROTTLE_TOKEN_CREATE", "30/hour"),
+        # Test events make the server send requests on demand: fewer than the user limit.
+        "webhook_test": env("THROTTLE_WEBHOOK_TEST", "60/hour"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "NUM_PROXIES": NUM_PROXIES,

@@ -43,6 +43,16 @@ class EndpointAdmin(admin.ModelAdmin[Endpoint]):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # owners register endpoints through the API, where the URL is checked
 
+    def save_model(self, request: HttpRequest, obj: Endpoint, form: Any, change: bool) -> None:
+        if "enabled" in form.changed_data:
+            # As through the API: switching on forgets the failures, switching off says who did it.
+            enabled = obj.enabled
+            obj.enabled = not enabled
+            services.update_endpoint(endpoint=obj, enabled=enabled)
+            if not enabled:
+                obj.disabled_reason = form.cleaned_data.get("disabled_reason") or "Switched off by an operator."
+        super().save_model(request, obj, form, change)
+
     @admin.action(description="Send a test event")
     def send_test_event(self, request: HttpRequest, queryset: QuerySet[Endpoint]) -> None:
         for endpoint in queryset:

@@ -202,6 +202,13 @@ def pending_due(now: datetime | None = None, limit: int = 500) -> list[int]:
     )
 
 
+def prune(now: datetime | None = None) -> int:
+    """Delete finished deliveries older than ``WEBHOOK_LOG_DAYS``: the log is for looking into recent trouble."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.WEBHOOK_LOG_DAYS)
+    deleted, _ = Delivery.objects.exclude(status=Delivery.Status.PENDING).filter(created__lt=cutoff).delete()
+    return deleted
+
+
 def sweep(now: datetime | None = None) -> int:
     """Hand what is pending and due (retries, and what the broker never carried)
     to the delivery tasks; a row already claimed by a worker is skipped there."""

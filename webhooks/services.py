@@ -83,6 +83,13 @@ def update_endpoint(
     return endpoint
 
 
+def rotate_secret(*, endpoint: Endpoint) -> NewEndpoint:
+    """A new signing secret for ``endpoint``; from now on every attempt is signed with it."""
+    endpoint.secret = new_secret()
+    endpoint.save(update_fields=["secret", "updated"])
+    return NewEndpoint(endpoint, endpoint.secret)
+
+
 def delete_endpoint(*, endpoint: Endpoint) -> None:
     endpoint.delete()  # its delivery log goes with it
 

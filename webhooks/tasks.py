@@ -12,5 +12,6 @@ def deliver_webhooks(delivery_ids: list[int]) -> int:
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_webhooks() -> int:
-    """Hand out the deliveries that are due: retries, and what the broker lost."""
+    """Hand out the deliveries that are due (retries, and what the broker lost), and forget old ones."""
+    delivery.prune()
     return delivery.sweep()

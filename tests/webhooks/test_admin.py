@@ -64,3 +64,31 @@ def test_the_send_a_test_event_action(admin, alice, bob, endpoint_for, broker, d
     tests = Delivery.objects.filter(event_type="webhook.test")
     assert {t.endpoint_id for t in tests} == {first.pk, second.pk}
     assert sorted(broker.ids) == sorted(t.pk for t in tests)
+
+
+def test_switching_an_endpoint_back_on_in_the_admin_forgets_its_failures(admin, alice, endpoint_for):
+    endpoint = endpoint_for(alice).endpoint
+    services.update_endpoint(endpoint=endpoint, enabled=False)
+    endpoint.consecutive_failures = 15
+    endpoint.save()
+    response = admin.post(
+        f"/admin/webhooks/endpoint/{endpoint.pk}/change/",
+        {
+            "owner": alice.pk,
+            "description": "",
+            "event_types": '["game.move"]',
+            "enabled": "on",
+            "disabled_reason": endpoint.disabled_reason,
+            # The (empty) inline of recent deliveries.
+            "deliveries-TOTAL_FORMS": "0",
+            "deliveries-INITIAL_FORMS": "0",
+            "deliveries-MIN_NUM_FORMS": "0",
+            "deliveries-MAX_NUM_FORMS": "0",
+        },
+    )
+    assert response.status_code == 302, [line for line in response.content.decode().splitlines() if "error" in line]
+    endpoint.refresh_from_db()
+    assert endpoint.enabled is True
+    assert endpoint.consecutive_failures == 0
+    assert endpoint.disabled_reason == ""
+    assert endpoint.event_types == ["game.move"]

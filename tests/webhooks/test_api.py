@@ -194,6 +194,7 @@ def test_the_schema_types_every_webhook_body():
         "webhooks_destroy",
         "webhooks_deliveries_list",
         "webhooks_test",
+        "webhooks_rotate_secret",
     }
     components = schema["components"]["schemas"]
     assert "secret" in components["NewEndpoint"]["properties"]
@@ -202,3 +203,53 @@ def test_the_schema_types_every_webhook_body():
     create = operations["webhooks_create"]
     assert create["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith("EndpointCreateRequest")
     assert "422" in create["responses"]
+
+
+def test_test_events_are_throttled(client, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    # DRF reads the rates once, into this class attribute.
+    monkeypatch.setattr(
+        SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, "webhook_test": "2/hour"}
+    )
+    endpoint_id = client.post(URL, BODY, format="json").json()["id"]
+    for _ in range(2):
+        assert client.post(f"{URL}/{endpoint_id}/test").status_code == 202
+    refused = client.post(f"{URL}/{endpoint_id}/test")
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "throttled"
+    assert Delivery.objects.count() == 2
+
+
+def test_a_new_secret_replaces_the_old_one(client, receiver):
+    from standardwebhooks import Webhook, WebhookVerificationError
+
+    created = client.post(URL, {**BODY, "url": receiver.url()}, format="json").json()
+    rotated = client.post(f"{URL}/{created['id']}/secret")
+    assert rotated.status_code == 200
+    secret = rotated.json()["secret"]
+    assert secret.startswith("whsec_")
+    assert secret != created["secret"]
+    assert "secret" not in client.get(f"{URL}/{created['id']}").json()
+
+    test = client.post(f"{URL}/{created['id']}/test").json()
+    delivery.deliver(test["id"])
+    [request] = receiver.requests
+    assert Webhook(secret).verify(request.body, request.headers)["type"] == "webhook.test"
+    with pytest.raises(WebhookVerificationError):
+        Webhook(created["secret"]).verify(request.body, request.headers)
+
+
+def test_finished_deliveries_are_forgotten_after_the_configured_days(client, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.WEBHOOK_LOG_DAYS = 30
+    endpoint_id = client.post(URL, BODY, format="json").json()["id"]
+    ids = [client.post(f"{URL}/{endpoint_id}/test").json()["id"] for _ in range(3)]
+    old = timezone.now() - timedelta(days=31)
+    Delivery.objects.filter(pk=ids[0]).update(created=old, status=Delivery.Status.DELIVERED)
+    Delivery.objects.filter(pk=ids[1]).update(created=old)  # still pending: kept until it is sent or given up
+    assert delivery.prune() == 1
+    assert sorted(Delivery.objects.values_list("pk", flat=True)) == sorted(ids[1:])

@@ -6,9 +6,11 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.throttles import ScopedRateThrottle
 from games.errors import GameError
 
 from .. import services
@@ -84,6 +86,18 @@ class EndpointDetailView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class SecretView(APIView):
+    @extend_schema(
+        operation_id="webhooks_rotate_secret",
+        summary="Replace the endpoint's signing secret (the new one is in the answer, once)",
+        request=None,
+        responses={200: NewEndpointSerializer, 404: PROBLEM},
+    )
+    def post(self, request: Request, endpoint_id: int) -> Response:
+        new = services.rotate_secret(endpoint=_endpoint(request, endpoint_id))
+        return Response(NewEndpointSerializer(new.endpoint, context={"secret": new.secret}).data)
+
+
 class DeliveryListView(APIView):
     @extend_schema(
         operation_id="webhooks_deliveries_list",
@@ -106,11 +120,16 @@ class DeliveryListView(APIView):
 
 
 class TestEventView(APIView):
+    throttle_scope = "webhook_test"
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        return [*super().get_throttles(), ScopedRateThrottle()]
+
     @extend_schema(
         operation_id="webhooks_test",
         summary="Send a test event (webhook.test) to the endpoint; the answer is the queued delivery",
         request=None,
-        responses={202: DeliverySerializer, 404: PROBLEM},
+        responses={202: DeliverySerializer, 404: PROBLEM, 429: PROBLEM},
     )
     def post(self, request: Request, endpoint_id: int) -> Response:
         delivery = services.send_test_event(endpoint=_endpoint(request, endpoint_id))
