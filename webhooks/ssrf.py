@@ -97,6 +97,8 @@ def check_url(url: str) -> Target:
     """``url`` parsed, resolved and checked; raises ``UnsafeURL`` if any part is refused."""
     scheme, host, port, path = _parse(url)
     literal = _address_literal(host)
+    if literal is None:
+        host = _ascii_name(host)  # what DNS, the Host header and the TLS server name are given
     if literal is not None:
         addresses = [literal]
     else:
@@ -177,7 +179,7 @@ def _parse(url: str) -> tuple[str, str, int, str]:
 
 
 def _address_literal(host: str) -> IPAddress | None:
-    """The address if ``host`` is written as one; refuses numbers in other forms and odd names."""
+    """The address if ``host`` is written as one (None for a name); refuses numbers in other forms."""
     if ":" in host:  # an IPv6 literal (urlsplit has removed the brackets)
         try:
             return ipaddress.IPv6Address(host)
@@ -193,13 +195,18 @@ def _address_literal(host: str) -> IPAddress | None:
             raise UnsafeURL(
                 "numeric_host", f"The host {host!r}{means} is a number in an unusual form: write a host name."
             ) from None
+    return None
+
+
+def _ascii_name(host: str) -> str:
+    """A host name in its ASCII (IDNA) form, letters, digits and hyphens only."""
     try:
         ascii_host = host.encode("idna").decode("ascii").lower()
     except UnicodeError as error:
         raise UnsafeURL("bad_url", f"{host!r} is not a valid host name.") from error
     if not _HOST_NAME.fullmatch(ascii_host):
         raise UnsafeURL("bad_url", f"{host!r} is not a valid host name.")
-    return None
+    return ascii_host
 
 
 def _legacy_ipv4(labels: list[str]) -> ipaddress.IPv4Address | None:

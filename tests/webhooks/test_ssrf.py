@@ -138,6 +138,12 @@ def test_a_name_that_resolves_to_a_refused_address_is_refused(client, resolver, 
     assert shown in response.json()["detail"]
 
 
+def test_an_international_name_is_resolved_in_its_ascii_form(client, resolver):
+    resolver.answers["xn--bcher-kva.example"] = ["93.184.216.34"]
+    assert register(client, "https://bücher.example/hook").status_code == 201
+    assert resolver.asked == ["xn--bcher-kva.example"]
+
+
 def test_a_name_that_does_not_resolve_is_refused(client):
     assert_refused(register(client, "https://nowhere.example.com/hook"), "unresolvable")
 
