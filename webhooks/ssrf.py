@@ -97,11 +97,10 @@ def check_url(url: str) -> Target:
     """``url`` parsed, resolved and checked; raises ``UnsafeURL`` if any part is refused."""
     scheme, host, port, path = _parse(url)
     literal = _address_literal(host)
-    if literal is None:
-        host = _ascii_name(host)  # what DNS, the Host header and the TLS server name are given
     if literal is not None:
         addresses = [literal]
     else:
+        host = _ascii_name(host)  # what DNS, the Host header and the TLS server name are given
         try:
             resolved = resolve_host(host, port)
         except (OSError, UnicodeError) as error:
