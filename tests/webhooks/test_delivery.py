@@ -258,3 +258,31 @@ def _game_delivery(endpoint: Endpoint, seq: int = 1) -> Delivery:
         event_type="game.move",
         payload={"type": "game.move", "timestamp": "2026-01-01T00:00:00Z", "data": {"seq": seq}},
     )
+
+
+def test_the_sweep_hands_out_what_is_due_and_nothing_else(alice, endpoint_for, broker):
+    endpoint = endpoint_for(alice).endpoint
+    due, later, done = (_game_delivery(endpoint, seq=n) for n in (1, 2, 3))
+    Delivery.objects.filter(pk=later.pk).update(next_attempt=timezone.now() + timedelta(minutes=5))
+    Delivery.objects.filter(pk=done.pk).update(status=Delivery.Status.DELIVERED)
+    assert delivery.sweep() == 1
+    assert broker.ids == [due.pk]
+
+
+def test_a_task_out_of_time_leaves_the_delivery_to_the_sweep(alice, receiver, endpoint_for, monkeypatch):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from webhooks import transport
+
+    def out_of_time(*args, **kwargs):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(transport, "post", out_of_time)
+    row = _game_delivery(endpoint_for(alice).endpoint)
+    with pytest.raises(SoftTimeLimitExceeded):
+        delivery.deliver(row.pk)
+    row.refresh_from_db()
+    assert row.status == Delivery.Status.PENDING
+    assert row.claimed_until is None
+    assert row.attempts == 0
+    assert delivery.pending_due() == [row.pk]
