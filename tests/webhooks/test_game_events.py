@@ -126,6 +126,7 @@ def test_a_switched_off_endpoint_and_a_stranger_get_nothing(alice, bob, stranger
 
 def test_a_whole_game_against_bots_tells_of_rounds_and_the_end(alice, receiver, endpoint_for, client_for):
     alices = endpoint_for(alice, ["game.started", "game.round_scored", "game.over"])
+    watching = endpoint_for(alice, ["game.move"])
     game = games.create_game(
         creator=alice,
         options={"players": 2, "start_player": 0},
@@ -166,6 +167,14 @@ def test_a_whole_game_against_bots_tells_of_rounds_and_the_end(alice, receiver, 
     # Each delivery is written once, however often the event is announced.
     assert len({d.event_id for d in alices.endpoint.deliveries.all()}) == len(kinds)
     assert delivery.deliver(over.pk) is True
+
+    # The bot's draws are only "drew a card" to alice, and the deck order never appears.
+    moves = [event for d in watching.endpoint.deliveries.all() for event in d.payload["data"]["events"]]
+    bot_draws = [e for e in moves if e["type"] == "piece_placed" and e["player"] == 1]
+    assert bot_draws
+    assert all(e["drew"] is None for e in bot_draws)
+    assert any(e["drew"] is not None for e in moves if e["type"] == "piece_placed" and e["player"] == 0)
+    assert not any("draw_pile" in e or "reshuffle" in e for e in moves)
 
 
 def _select():
