@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +26,31 @@ from .serializers import (
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 DELIVERY_PAGE = 100
+REGISTRATION_EXAMPLES = [
+    OpenApiExample(
+        "A bot that wants its turns",
+        request_only=True,
+        value={"url": "https://bot.example.com/manhattan", "event_types": ["game.your_turn", "game.over"]},
+    ),
+    OpenApiExample(
+        "Registered",
+        response_only=True,
+        status_codes=["201"],
+        value={
+            "id": 7,
+            "url": "https://bot.example.com/manhattan",
+            "description": "",
+            "event_types": ["game.over", "game.your_turn"],
+            "enabled": True,
+            "disabled_reason": "",
+            "disabled_at": None,
+            "consecutive_failures": 0,
+            "created": "2026-01-05T10:00:00Z",
+            "updated": "2026-01-05T10:00:00Z",
+            "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        },
+    ),
+]
 
 
 def _endpoint(request: Request, endpoint_id: int) -> Endpoint:
@@ -48,6 +73,7 @@ class EndpointListView(APIView):
         summary="Register a webhook endpoint (its signing secret is in the answer, once)",
         request=EndpointCreateSerializer,
         responses={201: NewEndpointSerializer, 400: PROBLEM, 422: PROBLEM},
+        examples=REGISTRATION_EXAMPLES,
     )
     def post(self, request: Request) -> Response:
         data = strict(EndpointCreateSerializer(data=request.data)).validated_data
