@@ -286,3 +286,27 @@ def test_a_task_out_of_time_leaves_the_delivery_to_the_sweep(alice, receiver, en
     assert row.claimed_until is None
     assert row.attempts == 0
     assert delivery.pending_due() == [row.pk]
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", "switched off"),
+        ("de", "abgeschaltet"),
+        ("nl", "uitgeschakeld"),
+        ("fr", "désactivé"),
+        ("ko", "꺼졌습니다"),
+    ],
+)
+def test_the_switched_off_email_is_in_the_owners_language(alice, endpoint_for, language, words):
+    from webhooks import emails
+
+    alice.language = language
+    alice.save()
+    endpoint = endpoint_for(alice).endpoint
+    assert emails.send_endpoint_disabled(endpoint) is True
+    [email] = mail.outbox
+    assert words in email.subject
+    assert words in email.body
+    assert endpoint.url in email.body
+    assert f"/api/v1/webhooks/{endpoint.pk}/test" in email.body
