@@ -6,14 +6,17 @@ the certificate must carry) stay the host's: a DNS answer that changes between
 the check and the connection cannot move the request elsewhere. Redirects are
 never followed (``http.client`` does not follow them, and a 3xx counts as a
 failure), proxies from the environment are not used, the whole exchange has a
-deadline, and at most ``WEBHOOK_MAX_RESPONSE_BYTES`` of the answer are read.
+deadline (kept by a watchdog that hangs up, however slowly the answer drips),
+and at most ``WEBHOOK_MAX_RESPONSE_BYTES`` of the answer are read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 
@@ -106,6 +109,11 @@ def _post_to(address: str, target: Target, body: bytes, headers: dict[str, str],
         except OSError as error:
             raise TransportError("connect_failed", f"Could not connect to {address}:{target.port}: {error}") from error
         _set_timeout(connection, deadline)
+        # A receiver that drips its answer a byte at a time stays within every
+        # socket timeout; the watchdog ends the exchange at the deadline anyway.
+        watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _hang_up, args=[connection])
+        watchdog.daemon = True
+        watchdog.start()
         try:
             connection.putrequest("POST", target.path, skip_host=True, skip_accept_encoding=True)
             for name, value in {
@@ -121,13 +129,25 @@ def _post_to(address: str, target: Target, body: bytes, headers: dict[str, str],
             response = connection.getresponse()
             location = response.getheader("Location", "") or ""
             answer = Answer(response.status, location[:500], _read_capped(response, connection, deadline))
-        except TimeoutError as error:
-            raise TransportError("timeout", f"No answer within {settings.WEBHOOK_TIMEOUT:g} s.") from error
+            if time.monotonic() >= deadline:  # the watchdog hung up: what was read may be cut short
+                raise TimeoutError("deadline passed")
         except (OSError, http.client.HTTPException) as error:
+            if isinstance(error, TimeoutError) or time.monotonic() >= deadline:
+                raise TransportError("timeout", f"No answer within {settings.WEBHOOK_TIMEOUT:g} s.") from error
             raise TransportError("exchange_failed", f"The exchange failed: {type(error).__name__}: {error}") from error
+        finally:
+            watchdog.cancel()
         return answer
     finally:
         connection.close()
+
+
+def _hang_up(connection: http.client.HTTPConnection) -> None:
+    """Unblock whatever is waiting on the connection's socket (from the watchdog's thread)."""
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def _set_timeout(connection: http.client.HTTPConnection, deadline: float) -> None:

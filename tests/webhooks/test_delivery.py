@@ -310,3 +310,42 @@ def test_the_switched_off_email_is_in_the_owners_language(alice, endpoint_for, l
     assert words in email.body
     assert endpoint.url in email.body
     assert f"/api/v1/webhooks/{endpoint.pk}/test" in email.body
+
+
+def test_an_answer_that_drips_in_is_cut_off_at_the_deadline(alice, endpoint_for, resolver, settings):
+    """Each byte comes within any socket timeout; the whole exchange still ends on time."""
+    import socket
+    import time
+
+    settings.WEBHOOK_TIMEOUT = 1.0
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def drip() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 200:
+                if stop.is_set():
+                    return
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:
+                    return
+                time.sleep(0.1)
+
+    thread = threading.Thread(target=drip, daemon=True)
+    thread.start()
+    new = endpoint_for(alice)
+    Endpoint.objects.filter(pk=new.endpoint.pk).update(url=f"http://receiver.test:{port}/hook")
+    row = _game_delivery(new.endpoint)
+    started = time.monotonic()
+    try:
+        assert delivery.deliver(row.pk) is False
+    finally:
+        stop.set()
+        listener.close()
+    assert time.monotonic() - started < 3
+    row.refresh_from_db()
+    assert row.last_error.startswith("timeout")
