@@ -200,6 +200,8 @@ WEBHOOK_MAX_RESPONSE_BYTES = env_int("WEBHOOK_MAX_RESPONSE_BYTES", 64 * 1024)
 WEBHOOK_CA_FILE = env("WEBHOOK_CA_FILE")
 # How long a worker holds a delivery it is sending: longer than the task's hard time limit.
 WEBHOOK_LEASE_SECONDS = env_int("WEBHOOK_LEASE_SECONDS", 90)
+# After a secret is rotated, the old one still signs (a second signature) this long.
+WEBHOOK_SECRET_OVERLAP_HOURS = env_int("WEBHOOK_SECRET_OVERLAP_HOURS", 24)
 # Finished deliveries are kept this long in the log, then deleted by the sweep.
 WEBHOOK_LOG_DAYS = env_int("WEBHOOK_LOG_DAYS", 30)
 

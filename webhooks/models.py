@@ -44,6 +44,10 @@ class Endpoint(models.Model):
     # The signing key in the Standard Webhooks form ("whsec_" + base64). It must be
     # kept readable to sign with; the API shows it once, when the endpoint is created.
     secret = models.CharField(max_length=100, editable=False)
+    # After a rotation the old secret signs too (a second signature) until then,
+    # so that a receiver can switch to the new one without losing a delivery.
+    previous_secret = models.CharField(max_length=100, blank=True, editable=False)
+    previous_secret_until = models.DateTimeField(null=True, blank=True, editable=False)
     enabled = models.BooleanField(default=True)
     disabled_reason = models.CharField(max_length=300, blank=True)
     disabled_at = models.DateTimeField(null=True, blank=True)

@@ -6,6 +6,7 @@ import base64
 import secrets
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -84,9 +85,13 @@ def update_endpoint(
 
 
 def rotate_secret(*, endpoint: Endpoint) -> NewEndpoint:
-    """A new signing secret for ``endpoint``; from now on every attempt is signed with it."""
+    """A new signing secret for ``endpoint``. Every attempt is signed with it from now
+    on, and for ``WEBHOOK_SECRET_OVERLAP_HOURS`` also with the old one (a second
+    signature in the same header), so the receiver can switch at its own pace."""
+    endpoint.previous_secret = endpoint.secret
+    endpoint.previous_secret_until = timezone.now() + timedelta(hours=settings.WEBHOOK_SECRET_OVERLAP_HOURS)
     endpoint.secret = new_secret()
-    endpoint.save(update_fields=["secret", "updated"])
+    endpoint.save(update_fields=["secret", "previous_secret", "previous_secret_until", "updated"])
     return NewEndpoint(endpoint, endpoint.secret)
 
 

@@ -221,7 +221,8 @@ def test_test_events_are_throttled(client, monkeypatch):
     assert Delivery.objects.count() == 2
 
 
-def test_a_new_secret_replaces_the_old_one(client, receiver):
+def test_a_new_secret_replaces_the_old_one_after_a_day_of_overlap(client, receiver):
+    from django.utils import timezone
     from standardwebhooks import Webhook, WebhookVerificationError
 
     created = client.post(URL, {**BODY, "url": receiver.url()}, format="json").json()
@@ -234,10 +235,21 @@ def test_a_new_secret_replaces_the_old_one(client, receiver):
 
     test = client.post(f"{URL}/{created['id']}/test").json()
     delivery.deliver(test["id"])
+    # For a day both sign, so a receiver can switch over without losing a delivery ...
     [request] = receiver.requests
+    assert len(request.headers["webhook-signature"].split(" ")) == 2
     assert Webhook(secret).verify(request.body, request.headers)["type"] == "webhook.test"
+    assert Webhook(created["secret"]).verify(request.body, request.headers)["type"] == "webhook.test"
+
+    # ... and then only the new one.
+    Endpoint.objects.filter(pk=created["id"]).update(previous_secret_until=timezone.now())
+    test = client.post(f"{URL}/{created['id']}/test").json()
+    delivery.deliver(test["id"])
+    later = receiver.requests[1]
+    assert len(later.headers["webhook-signature"].split(" ")) == 1
+    assert Webhook(secret).verify(later.body, later.headers)["type"] == "webhook.test"
     with pytest.raises(WebhookVerificationError):
-        Webhook(created["secret"]).verify(request.body, request.headers)
+        Webhook(created["secret"]).verify(later.body, later.headers)
 
 
 def test_finished_deliveries_are_forgotten_after_the_configured_days(client, settings):
