@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,50 +15,85 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Endpoint',
+            name="Endpoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('url', models.CharField(help_text='Where events are POSTed (https).', max_length=2000)),
-                ('description', models.CharField(blank=True, max_length=200)),
-                ('event_types', models.JSONField(default=list, help_text='The event types sent here (EventType values).')),
-                ('secret', models.CharField(editable=False, max_length=100)),
-                ('previous_secret', models.CharField(blank=True, editable=False, max_length=100)),
-                ('previous_secret_until', models.DateTimeField(blank=True, editable=False, null=True)),
-                ('enabled', models.BooleanField(default=True)),
-                ('disabled_reason', models.CharField(blank=True, max_length=300)),
-                ('disabled_at', models.DateTimeField(blank=True, null=True)),
-                ('consecutive_failures', models.PositiveIntegerField(default=0)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='webhook_endpoints', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("url", models.CharField(help_text="Where events are POSTed (https).", max_length=2000)),
+                ("description", models.CharField(blank=True, max_length=200)),
+                (
+                    "event_types",
+                    models.JSONField(default=list, help_text="The event types sent here (EventType values)."),
+                ),
+                ("secret", models.CharField(editable=False, max_length=100)),
+                ("previous_secret", models.CharField(blank=True, editable=False, max_length=100)),
+                ("previous_secret_until", models.DateTimeField(blank=True, editable=False, null=True)),
+                ("enabled", models.BooleanField(default=True)),
+                ("disabled_reason", models.CharField(blank=True, max_length=300)),
+                ("disabled_at", models.DateTimeField(blank=True, null=True)),
+                ("consecutive_failures", models.PositiveIntegerField(default=0)),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="webhook_endpoints",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created'],
+                "ordering": ["created"],
             },
         ),
         migrations.CreateModel(
-            name='Delivery',
+            name="Delivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('event_id', models.CharField(help_text='The webhook-id header: the same on every attempt.', max_length=64)),
-                ('event_type', models.CharField(max_length=40)),
-                ('payload', models.JSONField(help_text='The body sent, as JSON.')),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('delivered', 'Delivered'), ('failed', 'Failed for good'), ('skipped', 'Skipped (endpoint disabled)')], default='pending', max_length=10)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('http_status', models.PositiveSmallIntegerField(blank=True, help_text='Of the last attempt.', null=True)),
-                ('latency_ms', models.PositiveIntegerField(blank=True, help_text='Of the last attempt.', null=True)),
-                ('last_error', models.TextField(blank=True)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('next_attempt', models.DateTimeField(default=django.utils.timezone.now)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('claimed_until', models.DateTimeField(blank=True, null=True)),
-                ('endpoint', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='webhooks.endpoint')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "event_id",
+                    models.CharField(help_text="The webhook-id header: the same on every attempt.", max_length=64),
+                ),
+                ("event_type", models.CharField(max_length=40)),
+                ("payload", models.JSONField(help_text="The body sent, as JSON.")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("delivered", "Delivered"),
+                            ("failed", "Failed for good"),
+                            ("skipped", "Skipped (endpoint disabled)"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "http_status",
+                    models.PositiveSmallIntegerField(blank=True, help_text="Of the last attempt.", null=True),
+                ),
+                ("latency_ms", models.PositiveIntegerField(blank=True, help_text="Of the last attempt.", null=True)),
+                ("last_error", models.TextField(blank=True)),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                ("next_attempt", models.DateTimeField(default=django.utils.timezone.now)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                ("claimed_until", models.DateTimeField(blank=True, null=True)),
+                (
+                    "endpoint",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="deliveries", to="webhooks.endpoint"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'deliveries',
-                'ordering': ['-created', '-pk'],
-                'indexes': [models.Index(fields=['status', 'next_attempt'], name='webhook_delivery_due')],
-                'constraints': [models.UniqueConstraint(fields=('endpoint', 'event_id'), name='webhook_delivery_once_per_endpoint')],
+                "verbose_name_plural": "deliveries",
+                "ordering": ["-created", "-pk"],
+                "indexes": [models.Index(fields=["status", "next_attempt"], name="webhook_delivery_due")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("endpoint", "event_id"), name="webhook_delivery_once_per_endpoint")
+                ],
             },
         ),
     ]
