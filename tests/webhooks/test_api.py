@@ -197,11 +197,13 @@ def test_the_schema_types_every_webhook_body():
         "webhooks_rotate_secret",
     }
     components = schema["components"]["schemas"]
-    assert "secret" in components["NewEndpoint"]["properties"]
-    assert "secret" not in components["Endpoint"]["properties"]
-    assert components["Delivery"]["properties"]["latency_ms"]["nullable"] is True
+    assert "secret" in components["NewWebhookEndpoint"]["properties"]
+    assert "secret" not in components["WebhookEndpoint"]["properties"]
+    assert components["WebhookDelivery"]["properties"]["latency_ms"]["nullable"] is True
     create = operations["webhooks_create"]
-    assert create["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith("EndpointCreateRequest")
+    assert create["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "WebhookEndpointCreateRequest"
+    )
     assert "422" in create["responses"]
 
 

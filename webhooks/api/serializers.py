@@ -34,7 +34,7 @@ class EventTypesField(serializers.ListField):
     child = serializers.ChoiceField(choices=EVENT_TYPES)
 
 
-class EndpointCreateSerializer(serializers.Serializer[Any]):
+class WebhookEndpointCreateSerializer(serializers.Serializer[Any]):
     url = serializers.CharField(max_length=2000, help_text="An https URL on a public host.")
     event_types = EventTypesField(
         min_length=1, max_length=len(EVENT_TYPES), help_text="The event types to send to this endpoint."
@@ -42,7 +42,7 @@ class EndpointCreateSerializer(serializers.Serializer[Any]):
     description = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class EndpointUpdateSerializer(serializers.Serializer[Any]):
+class WebhookEndpointUpdateSerializer(serializers.Serializer[Any]):
     url = serializers.CharField(max_length=2000, required=False)
     event_types = EventTypesField(min_length=1, max_length=len(EVENT_TYPES), required=False)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True)
@@ -51,7 +51,7 @@ class EndpointUpdateSerializer(serializers.Serializer[Any]):
     )
 
 
-class EndpointSerializer(serializers.Serializer[Any]):
+class WebhookEndpointSerializer(serializers.Serializer[Any]):
     """An endpoint as its owner sees it (never its secret)."""
 
     id = serializers.IntegerField()
@@ -66,7 +66,7 @@ class EndpointSerializer(serializers.Serializer[Any]):
     updated = serializers.DateTimeField()
 
 
-class NewEndpointSerializer(EndpointSerializer):
+class NewWebhookEndpointSerializer(WebhookEndpointSerializer):
     """A new endpoint, with its signing secret: shown this once, keep it."""
 
     secret = serializers.SerializerMethodField(help_text="The signing secret (whsec_…), shown only now.")
@@ -76,7 +76,7 @@ class NewEndpointSerializer(EndpointSerializer):
         return secret
 
 
-class DeliverySerializer(serializers.Serializer[Any]):
+class WebhookDeliverySerializer(serializers.Serializer[Any]):
     """One event sent (or to be sent) to an endpoint, with the outcome of its last attempt."""
 
     id = serializers.IntegerField()

@@ -16,11 +16,11 @@ from games.errors import GameError
 from .. import services
 from ..models import Delivery, Endpoint
 from .serializers import (
-    DeliverySerializer,
-    EndpointCreateSerializer,
-    EndpointSerializer,
-    EndpointUpdateSerializer,
-    NewEndpointSerializer,
+    NewWebhookEndpointSerializer,
+    WebhookDeliverySerializer,
+    WebhookEndpointCreateSerializer,
+    WebhookEndpointSerializer,
+    WebhookEndpointUpdateSerializer,
     strict,
 )
 
@@ -62,23 +62,25 @@ def _endpoint(request: Request, endpoint_id: int) -> Endpoint:
 
 class EndpointListView(APIView):
     @extend_schema(
-        operation_id="webhooks_list", summary="My webhook endpoints", responses={200: EndpointSerializer(many=True)}
+        operation_id="webhooks_list",
+        summary="My webhook endpoints",
+        responses={200: WebhookEndpointSerializer(many=True)},
     )
     def get(self, request: Request) -> Response:
         endpoints = Endpoint.objects.filter(owner=request_user(request))
-        return Response(EndpointSerializer(endpoints, many=True).data)
+        return Response(WebhookEndpointSerializer(endpoints, many=True).data)
 
     @extend_schema(
         operation_id="webhooks_create",
         summary="Register a webhook endpoint (its signing secret is in the answer, once)",
-        request=EndpointCreateSerializer,
-        responses={201: NewEndpointSerializer, 400: PROBLEM, 422: PROBLEM},
+        request=WebhookEndpointCreateSerializer,
+        responses={201: NewWebhookEndpointSerializer, 400: PROBLEM, 422: PROBLEM},
         examples=REGISTRATION_EXAMPLES,
     )
     def post(self, request: Request) -> Response:
-        data = strict(EndpointCreateSerializer(data=request.data)).validated_data
+        data = strict(WebhookEndpointCreateSerializer(data=request.data)).validated_data
         new = services.create_endpoint(owner=request_user(request), **data)
-        body = NewEndpointSerializer(new.endpoint, context={"secret": new.secret}).data
+        body = NewWebhookEndpointSerializer(new.endpoint, context={"secret": new.secret}).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -86,21 +88,21 @@ class EndpointDetailView(APIView):
     @extend_schema(
         operation_id="webhooks_retrieve",
         summary="A webhook endpoint",
-        responses={200: EndpointSerializer, 404: PROBLEM},
+        responses={200: WebhookEndpointSerializer, 404: PROBLEM},
     )
     def get(self, request: Request, endpoint_id: int) -> Response:
-        return Response(EndpointSerializer(_endpoint(request, endpoint_id)).data)
+        return Response(WebhookEndpointSerializer(_endpoint(request, endpoint_id)).data)
 
     @extend_schema(
         operation_id="webhooks_update",
         summary="Change a webhook endpoint (enabled: true switches it back on)",
-        request=EndpointUpdateSerializer,
-        responses={200: EndpointSerializer, 400: PROBLEM, 404: PROBLEM, 422: PROBLEM},
+        request=WebhookEndpointUpdateSerializer,
+        responses={200: WebhookEndpointSerializer, 400: PROBLEM, 404: PROBLEM, 422: PROBLEM},
     )
     def patch(self, request: Request, endpoint_id: int) -> Response:
         endpoint = _endpoint(request, endpoint_id)
-        data = strict(EndpointUpdateSerializer(data=request.data)).validated_data
-        return Response(EndpointSerializer(services.update_endpoint(endpoint=endpoint, **data)).data)
+        data = strict(WebhookEndpointUpdateSerializer(data=request.data)).validated_data
+        return Response(WebhookEndpointSerializer(services.update_endpoint(endpoint=endpoint, **data)).data)
 
     @extend_schema(
         operation_id="webhooks_destroy",
@@ -117,11 +119,11 @@ class SecretView(APIView):
         operation_id="webhooks_rotate_secret",
         summary="Replace the endpoint's signing secret (the new one is in the answer, once)",
         request=None,
-        responses={200: NewEndpointSerializer, 404: PROBLEM},
+        responses={200: NewWebhookEndpointSerializer, 404: PROBLEM},
     )
     def post(self, request: Request, endpoint_id: int) -> Response:
         new = services.rotate_secret(endpoint=_endpoint(request, endpoint_id))
-        return Response(NewEndpointSerializer(new.endpoint, context={"secret": new.secret}).data)
+        return Response(NewWebhookEndpointSerializer(new.endpoint, context={"secret": new.secret}).data)
 
 
 class DeliveryListView(APIView):
@@ -131,7 +133,7 @@ class DeliveryListView(APIView):
         parameters=[
             OpenApiParameter("status", str, enum=Delivery.Status.values, description="Only deliveries in this status."),
         ],
-        responses={200: DeliverySerializer(many=True), 400: PROBLEM, 404: PROBLEM},
+        responses={200: WebhookDeliverySerializer(many=True), 400: PROBLEM, 404: PROBLEM},
     )
     def get(self, request: Request, endpoint_id: int) -> Response:
         deliveries = _endpoint(request, endpoint_id).deliveries.all()
@@ -142,7 +144,7 @@ class DeliveryListView(APIView):
                     "bad_filter", f"Unknown status {wanted!r}; one of: {', '.join(Delivery.Status.values)}."
                 )
             deliveries = deliveries.filter(status=wanted)
-        return Response(DeliverySerializer(deliveries[:DELIVERY_PAGE], many=True).data)
+        return Response(WebhookDeliverySerializer(deliveries[:DELIVERY_PAGE], many=True).data)
 
 
 class TestEventView(APIView):
@@ -155,8 +157,8 @@ class TestEventView(APIView):
         operation_id="webhooks_test",
         summary="Send a test event (webhook.test) to the endpoint; the answer is the queued delivery",
         request=None,
-        responses={202: DeliverySerializer, 404: PROBLEM, 429: PROBLEM},
+        responses={202: WebhookDeliverySerializer, 404: PROBLEM, 429: PROBLEM},
     )
     def post(self, request: Request, endpoint_id: int) -> Response:
         delivery = services.send_test_event(endpoint=_endpoint(request, endpoint_id))
-        return Response(DeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)
+        return Response(WebhookDeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)
