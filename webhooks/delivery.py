@@ -106,7 +106,9 @@ def deliver(delivery_id: int) -> bool:
     if not claimed:
         return False
     mine = Delivery.objects.filter(pk=delivery_id, claimed_until=lease)
-    delivery = Delivery.objects.select_related("endpoint__owner").get(pk=delivery_id)
+    delivery = Delivery.objects.select_related("endpoint__owner").filter(pk=delivery_id).first()
+    if delivery is None:
+        return False  # its endpoint was deleted just now, and its log with it
     endpoint = delivery.endpoint
     is_test = delivery.event_type == TEST_EVENT
     if not endpoint.enabled and not is_test:
