@@ -78,13 +78,13 @@ def body_of(delivery: Delivery) -> str:
 def signed_headers(endpoint: Endpoint, delivery: Delivery, body: str, now: datetime) -> dict[str, str]:
     """The Standard Webhooks headers: the id, the time of this attempt, and its
     signature (two, space-separated, while a rotated-out secret still signs)."""
-    secrets = [endpoint.secret]
+    keys = [endpoint.secret]
     if endpoint.previous_secret and endpoint.previous_secret_until and endpoint.previous_secret_until > now:
-        secrets.append(endpoint.previous_secret)
+        keys.append(endpoint.previous_secret)
     return {
         "webhook-id": delivery.event_id,
         "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": " ".join(Webhook(secret).sign(delivery.event_id, now, body) for secret in secrets),
+        "webhook-signature": " ".join(Webhook(secret).sign(delivery.event_id, now, body) for secret in keys),
     }
 
 
