@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "games.talk",
     "notifications",
     "ratings",
+    "webhooks",
     "anymail",
 ]
 
@@ -179,7 +180,34 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_int("REMINDER_SWEEP_SECONDS", 300),
     },
     "send-digests": {"task": "notifications.tasks.send_digests", "schedule": env_int("DIGEST_SWEEP_SECONDS", 3600)},
+    "sweep-webhooks": {"task": "webhooks.tasks.sweep_webhooks", "schedule": env_int("WEBHOOK_SWEEP_SECONDS", 30)},
 }
+
+# --- Webhooks (webhooks/) ------------------------------------------------------
+# Plain http endpoints are refused unless this is set (development and tests only).
+WEBHOOK_ALLOW_HTTP = env_bool("WEBHOOK_ALLOW_HTTP", default=False)
+# Exceptions to the SSRF guard (webhooks/ssrf.py), for a receiver on a private network:
+# host names whose addresses are not checked, and networks (CIDR) whose addresses pass.
+WEBHOOK_ALLOWED_HOSTS = env_list("WEBHOOK_ALLOWED_HOSTS", "")
+WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS", "")
+WEBHOOK_MAX_ENDPOINTS_PER_USER = env_int("WEBHOOK_MAX_ENDPOINTS_PER_USER", 10)
+# Attempts of one delivery before it fails for good, and the first wait between them (doubling).
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 30)
+WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600)
+# Failed attempts in a row (across deliveries) after which an endpoint is switched off.
+WEBHOOK_DISABLE_AFTER_FAILURES = env_int("WEBHOOK_DISABLE_AFTER_FAILURES", 15)
+WEBHOOK_CONNECT_TIMEOUT = float(env("WEBHOOK_CONNECT_TIMEOUT", "3"))
+WEBHOOK_TIMEOUT = float(env("WEBHOOK_TIMEOUT", "10"))  # the whole exchange, connect to last byte
+WEBHOOK_MAX_RESPONSE_BYTES = env_int("WEBHOOK_MAX_RESPONSE_BYTES", 64 * 1024)
+# Certificate authorities that receivers' certificates are checked against (empty: the system's).
+WEBHOOK_CA_FILE = env("WEBHOOK_CA_FILE")
+# How long a worker holds a delivery it is sending: longer than the task's hard time limit.
+WEBHOOK_LEASE_SECONDS = env_int("WEBHOOK_LEASE_SECONDS", 90)
+# After a secret is rotated, the old one still signs (a second signature) this long.
+WEBHOOK_SECRET_OVERLAP_HOURS = env_int("WEBHOOK_SECRET_OVERLAP_HOURS", 24)
+# Finished deliveries are kept this long in the log, then deleted by the sweep.
+WEBHOOK_LOG_DAYS = env_int("WEBHOOK_LOG_DAYS", 30)
 
 # --- Email ----------------------------------------------------------------------
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Manhattan by mail <play@localhost>")
@@ -244,6 +272,8 @@ REST_FRAMEWORK = {
         "game_create": env("THROTTLE_GAME_CREATE", "60/hour"),
         "email_send": env("THROTTLE_EMAIL_SEND", "30/hour"),
         "token_create": env("THROTTLE_TOKEN_CREATE", "30/hour"),
+        # Test events make the server send requests on demand: fewer than the user limit.
+        "webhook_test": env("THROTTLE_WEBHOOK_TEST", "60/hour"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "NUM_PROXIES": NUM_PROXIES,
@@ -259,7 +289,12 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # One name for each set of values the engine's shapes share.
-    "ENUM_NAME_OVERRIDES": {"ColourEnum": "games.api.bodies.COLOURS", "SideEnum": "games.api.bodies.SIDES"},
+    "ENUM_NAME_OVERRIDES": {
+        "ColourEnum": "games.api.bodies.COLOURS",
+        "SideEnum": "games.api.bodies.SIDES",
+        "StatusEnum": "games.models.Game.Status",  # the game's; a delivery has a status too
+        "DeliveryStatusEnum": "webhooks.models.Delivery.Status",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.document_problems",

@@ -1,0 +1,94 @@
+"""The webhooks admin as an operator uses it: endpoints with their state and
+recent deliveries (never the secret), the delivery log read-only, and a
+"send a test event" action."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from webhooks import delivery, services
+from webhooks.models import Delivery
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin(make_user) -> Client:
+    client = Client()
+    client.force_login(make_user("operator@example.com", is_staff=True, is_superuser=True))
+    return client
+
+
+def test_an_endpoint_shows_its_state_and_deliveries_but_not_its_secret(admin, alice, endpoint_for, receiver):
+    new = endpoint_for(alice)
+    receiver.status = 500
+    test = services.send_test_event(endpoint=new.endpoint)
+    delivery.deliver(test.pk)
+
+    listing = admin.get("/admin/webhooks/endpoint/")
+    assert listing.status_code == 200
+    assert new.endpoint.url in listing.content.decode()
+    page = admin.get(f"/admin/webhooks/endpoint/{new.endpoint.pk}/change/").content.decode()
+    assert new.endpoint.url in page
+    assert "webhook.test" in page
+    assert "HTTP 500." in page
+    assert new.secret not in page
+    assert new.secret[6:] not in page
+
+
+def test_the_delivery_log_is_read_only(admin, alice, endpoint_for):
+    test = services.send_test_event(endpoint=endpoint_for(alice).endpoint)
+    listing = admin.get("/admin/webhooks/delivery/?status=pending")
+    assert listing.status_code == 200
+    assert test.event_id in listing.content.decode()
+    page = admin.get(f"/admin/webhooks/delivery/{test.pk}/change/")
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
+    admin.post(f"/admin/webhooks/delivery/{test.pk}/change/", {"status": "delivered"})
+    test.refresh_from_db()
+    assert test.status == Delivery.Status.PENDING
+    assert admin.get("/admin/webhooks/delivery/add/").status_code == 403
+
+
+def test_the_send_a_test_event_action(admin, alice, bob, endpoint_for, broker, django_capture_on_commit_callbacks):
+    first, second = endpoint_for(alice).endpoint, endpoint_for(bob).endpoint
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(
+            "/admin/webhooks/endpoint/",
+            {"action": "send_test_event", "_selected_action": [first.pk, second.pk]},
+            follow=True,
+        )
+    assert response.status_code == 200
+    assert "Test events queued for 2 endpoint(s)." in response.content.decode()
+    tests = Delivery.objects.filter(event_type="webhook.test")
+    assert {t.endpoint_id for t in tests} == {first.pk, second.pk}
+    assert sorted(broker.ids) == sorted(t.pk for t in tests)
+
+
+def test_switching_an_endpoint_back_on_in_the_admin_forgets_its_failures(admin, alice, endpoint_for):
+    endpoint = endpoint_for(alice).endpoint
+    services.update_endpoint(endpoint=endpoint, enabled=False)
+    endpoint.consecutive_failures = 15
+    endpoint.save()
+    response = admin.post(
+        f"/admin/webhooks/endpoint/{endpoint.pk}/change/",
+        {
+            "owner": alice.pk,
+            "description": "",
+            "event_types": '["game.move"]',
+            "enabled": "on",
+            "disabled_reason": endpoint.disabled_reason,
+            # The (empty) inline of recent deliveries.
+            "deliveries-TOTAL_FORMS": "0",
+            "deliveries-INITIAL_FORMS": "0",
+            "deliveries-MIN_NUM_FORMS": "0",
+            "deliveries-MAX_NUM_FORMS": "0",
+        },
+    )
+    assert response.status_code == 302, [line for line in response.content.decode().splitlines() if "error" in line]
+    endpoint.refresh_from_db()
+    assert endpoint.enabled is True
+    assert endpoint.consecutive_failures == 0
+    assert endpoint.disabled_reason == ""
+    assert endpoint.event_types == ["game.move"]

@@ -1,0 +1,108 @@
+"""A real Celery worker process, on the local Redis, delivers a move's webhook
+to a real local receiver, signed. No eager mode, no mocks: the task message
+crosses Redis and the delivery crosses HTTP from another process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from standardwebhooks import Webhook
+
+from games import services as games
+from games.engine import SelectPieces
+from manhattan_site.celery import app
+from webhooks import services
+from webhooks.models import Delivery
+from webhooks.tasks import deliver_webhooks
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+REDIS_URL = os.environ.get("TEST_WEBHOOKS_REDIS_URL", "redis://127.0.0.1:6379/13")
+# A queue of this run's own: a worker of another run on the same Redis never takes its tasks.
+QUEUE = f"webhooks-integration-{os.getpid()}-{time.time_ns()}"
+
+
+def database_url() -> str:
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings['NAME']}"
+    return (
+        f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+    )
+
+
+@pytest.fixture
+def worker() -> Iterator[subprocess.Popen[bytes]]:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "manhattan_site.settings",
+        "DJANGO_ENV": "test",
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": REDIS_URL,
+        # The receiver is on this machine: let plain http and loopback through, as the tests do.
+        "WEBHOOK_ALLOW_HTTP": "1",
+        "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "manhattan_site", "worker", "--pool", "solo", "--loglevel", "WARNING",
+         "--without-mingle", "--without-gossip", "--without-heartbeat", "--queues", QUEUE],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def test_a_real_worker_delivers_a_moves_webhook_signed(alice, bob, receiver, worker):
+    new = services.create_endpoint(
+        owner=bob, url=receiver.url(host="127.0.0.1"), event_types=["game.move", "game.your_turn"]
+    )
+    game = games.create_game(
+        creator=alice,
+        options={"players": 2, "start_player": 0},
+        seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
+    )
+    games.join_game(game=game, user=bob)
+    game = games.start_game(game=game, user=alice)
+    for _ in range(2):  # alice selects for both her colours; then it is bob's turn
+        game.refresh_from_db()
+        games.submit_action(
+            game_id=game.public_id, user=alice, action=SelectPieces(pieces=(1, 1, 1, 1)), expected_version=game.version
+        )
+    rows = list(Delivery.objects.filter(endpoint=new.endpoint).order_by("pk"))
+    assert [row.event_type for row in rows] == ["game.move", "game.move", "game.your_turn"]
+
+    # Publish the real task message to Redis, as the web process does on commit.
+    with app.connection_for_write(REDIS_URL) as conn:
+        deliver_webhooks.apply_async(args=[[row.pk for row in rows]], connection=conn, queue=QUEUE)
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(receiver.requests) < 3:
+        assert worker.poll() is None, worker.stdout.read().decode() if worker.stdout else "worker died"
+        time.sleep(0.2)
+    assert len(receiver.requests) == 3, "the worker delivered too little within 60 s"
+    bodies = [Webhook(new.secret).verify(r.body, r.headers) for r in receiver.requests]
+    assert [b["type"] for b in bodies] == ["game.move", "game.move", "game.your_turn"]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and Delivery.objects.filter(status=Delivery.Status.PENDING).exists():
+        time.sleep(0.05)
+    assert set(Delivery.objects.filter(endpoint=new.endpoint).values_list("status", flat=True)) == {"delivered"}
+
+    # A redelivered task message sends nothing again.
+    with app.connection_for_write(REDIS_URL) as conn:
+        deliver_webhooks.apply_async(args=[[rows[0].pk]], connection=conn, queue=QUEUE)
+    time.sleep(2)
+    assert len(receiver.requests) == 3

@@ -1,0 +1,93 @@
+"""The bodies of the webhooks API: what is accepted (strictly) and what is answered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from games.errors import GameError
+
+from ..models import Delivery, EventType
+
+EVENT_TYPES = [value for value, _label in EventType.choices]
+
+
+def strict(serializer: serializers.Serializer[Any]) -> serializers.Serializer[Any]:
+    """``serializer`` checked, refusing any field it does not know (422 naming the field):
+    a misspelt field must not be ignored silently."""
+    data = serializer.initial_data
+    if isinstance(data, dict):
+        unknown = sorted(set(data) - set(serializer.fields))
+        if unknown:
+            raise GameError(
+                "unknown_field",
+                f"Unknown field {unknown[0]!r}; the fields are: {', '.join(serializer.fields)}.",
+                field=unknown[0],
+                fields=unknown,
+            )
+    serializer.is_valid(raise_exception=True)
+    return serializer
+
+
+class EventTypesField(serializers.ListField):
+    child = serializers.ChoiceField(choices=EVENT_TYPES)
+
+
+class WebhookEndpointCreateSerializer(serializers.Serializer[Any]):
+    url = serializers.CharField(max_length=2000, help_text="An https URL on a public host.")
+    event_types = EventTypesField(
+        min_length=1, max_length=len(EVENT_TYPES), help_text="The event types to send to this endpoint."
+    )
+    description = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class WebhookEndpointUpdateSerializer(serializers.Serializer[Any]):
+    url = serializers.CharField(max_length=2000, required=False)
+    event_types = EventTypesField(min_length=1, max_length=len(EVENT_TYPES), required=False)
+    description = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    enabled = serializers.BooleanField(
+        required=False, help_text="true switches a disabled endpoint back on and forgets its failures."
+    )
+
+
+class WebhookEndpointSerializer(serializers.Serializer[Any]):
+    """An endpoint as its owner sees it (never its secret)."""
+
+    id = serializers.IntegerField()
+    url = serializers.CharField()
+    description = serializers.CharField()
+    event_types = serializers.ListField(child=serializers.ChoiceField(choices=EVENT_TYPES))
+    enabled = serializers.BooleanField()
+    disabled_reason = serializers.CharField(help_text="Why the endpoint is off (empty while it is on).")
+    disabled_at = serializers.DateTimeField(allow_null=True)
+    consecutive_failures = serializers.IntegerField(help_text="Failed attempts since the last success.")
+    created = serializers.DateTimeField()
+    updated = serializers.DateTimeField()
+
+
+class NewWebhookEndpointSerializer(WebhookEndpointSerializer):
+    """A new endpoint, with its signing secret: shown this once, keep it."""
+
+    secret = serializers.SerializerMethodField(help_text="The signing secret (whsec_…), shown only now.")
+
+    def get_secret(self, endpoint: Any) -> str:
+        secret: str = self.context["secret"]
+        return secret
+
+
+class WebhookDeliverySerializer(serializers.Serializer[Any]):
+    """One event sent (or to be sent) to an endpoint, with the outcome of its last attempt."""
+
+    id = serializers.IntegerField()
+    event_id = serializers.CharField(help_text="The webhook-id header, the same on every attempt.")
+    event_type = serializers.CharField()
+    status = serializers.ChoiceField(choices=Delivery.Status.choices)
+    attempts = serializers.IntegerField()
+    http_status = serializers.IntegerField(allow_null=True, help_text="The receiver's answer to the last attempt.")
+    latency_ms = serializers.IntegerField(allow_null=True, help_text="How long the last attempt took.")
+    last_error = serializers.CharField()
+    created = serializers.DateTimeField()
+    next_attempt = serializers.DateTimeField(help_text="When a pending delivery is tried next.")
+    finished = serializers.DateTimeField(allow_null=True)
+    payload = serializers.JSONField(help_text="The body sent: {type, timestamp, data}.")

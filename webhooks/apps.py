@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class WebhooksConfig(AppConfig):
+    name = "webhooks"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Connects to the games' hooks: each new event may become deliveries.
+        from . import receivers  # noqa: F401

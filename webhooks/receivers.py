@@ -1,0 +1,71 @@
+"""What this app does when a game announces something (connected in
+``WebhooksConfig.ready``): each player with an endpoint that wants the event
+gets a delivery, written in the announcer's transaction and sent after it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.dispatch import receiver
+from django.utils import timezone
+
+from games import engine, store
+from games.models import Game, Seat
+from games.signals import events_appended, lobby_changed
+
+from . import delivery, payloads
+from .models import Delivery, Endpoint
+
+
+def _rows(endpoint: Endpoint, made: list[payloads.WebhookEvent]) -> list[Delivery]:
+    return [
+        Delivery(endpoint=endpoint, event_id=event.event_id, event_type=event.type, payload=event.body)
+        for event in made
+        if event.type in endpoint.event_types
+    ]
+
+
+@receiver(events_appended, dispatch_uid="webhooks.game_events")
+def queue_game_deliveries(
+    sender: Any,
+    *,
+    loaded: store.LoadedGame,
+    events: list[engine.Event],
+    first_seq: int,
+    acting_seat: int | None,
+    cause: str,
+    now: datetime,
+    **kwargs: Any,
+) -> None:
+    """Moves, turns, starts, scores and ends, to the endpoints of the players at the table."""
+    seats = {seat.user_id: seat.index for seat in loaded.seats if seat.user_id is not None}
+    if not seats:
+        return
+    rows: list[Delivery] = []
+    made: dict[int, list[payloads.WebhookEvent]] = {}
+    for endpoint in Endpoint.objects.filter(owner_id__in=seats, enabled=True):
+        seat = seats[endpoint.owner_id]
+        if seat not in made:
+            made[seat] = payloads.game_events(
+                loaded, events, first_seq=first_seq, acting_seat=acting_seat, cause=cause, now=now, seat=seat
+            )
+        rows += _rows(endpoint, made[seat])
+    delivery.queue(rows)
+
+
+@receiver(lobby_changed, dispatch_uid="webhooks.invitations")
+def queue_invitations(sender: Any, *, game: Game, seats: list[Seat], change: str, **kwargs: Any) -> None:
+    """A new game's invitations, to the endpoints of invitees who have an account."""
+    if change != "created":
+        return
+    invited = {seat.invited_email.lower(): seat.index for seat in seats if seat.invited_email and seat.user_id is None}
+    if not invited:
+        return
+    now = timezone.now()
+    rows: list[Delivery] = []
+    endpoints = Endpoint.objects.filter(owner__email__in=list(invited), enabled=True).select_related("owner")
+    for endpoint in endpoints:
+        seat = invited[endpoint.owner.email.lower()]
+        rows += _rows(endpoint, [payloads.invitation(game, seat, game.creator.public_name, now)])
+    delivery.queue(rows)
