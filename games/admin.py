@@ -27,9 +27,14 @@ from .models import Game, GameEvent, Seat
 class SeatInline(admin.TabularInline[Seat, Game]):
     model = Seat
     extra = 0
-    fields = ("index", "user", "invited_email", "bot", "side", "colours", "joined")
-    readonly_fields = ("index", "side", "colours", "joined")
+    fields = ("seat_number", "user", "invited_email", "bot", "side", "colours", "joined")
+    readonly_fields = ("seat_number", "side", "colours", "joined")
     can_delete = False
+
+    @admin.display(description="seat", ordering="index")
+    def seat_number(self, seat: Seat) -> int | str:
+        """Seats counted from 1, as the pages and the emails count them."""
+        return seat.index + 1 if seat.index is not None else ""
 
 
 class GameEventInline(admin.TabularInline[GameEvent, Game]):
@@ -98,7 +103,10 @@ class GameAdmin(admin.ModelAdmin[Game]):
         state = store.state_of(game)
         if state is None:
             return "Not dealt yet."
-        return render_to_string("games/_board.svg.html", {"board": drawing(engine.spectator_view(state))})
+        # At its real size: the admin's read-only cell gives a fluid SVG no width at all.
+        return render_to_string(
+            "games/_board.svg.html", {"board": drawing(engine.spectator_view(state)), "fixed_size": True}
+        )
 
     @admin.display(description="operator actions")
     def operator_links(self, game: Game) -> SafeString | str:
@@ -165,6 +173,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
             "game": game,
             "n": n,
             "board": drawing(view) if view else None,
+            "fixed_size": True,
             "view": view.to_json() if view else None,
             "steps": range(1, game.version + 1),
             "title": f"Replay of game {game.public_id}",

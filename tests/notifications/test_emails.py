@@ -306,8 +306,8 @@ def test_game_started_asks_the_start_player_to_select_and_explains_replies(start
     text, markup = parts(message)
     seen = visible_text(markup)
 
-    short = str(started_game.public_id)[:8]
-    assert message.subject == f"Manhattan {short}: the game has started, and it is your turn"
+    started_game.refresh_from_db()
+    assert message.subject == f"Manhattan {started_game.title}: the game has started, and it is your turn"
     for part in (text, seen):
         assert "Your game of Manhattan has started: 2 players, 6 rounds." in part
         assert "Your colours: red, green" in part
@@ -340,7 +340,7 @@ def test_your_turn_has_a_signed_reply_to_and_a_legal_example_move(started_game):
     version = notification.context["seq"]
     assert address == f"play+{notification.pk}v{version}x{_signature(notification.pk, version)}@localhost"
     assert message.message()["Reply-To"] == address
-    assert message.subject.startswith(f"Manhattan {str(started_game.public_id)[:8]}: your turn (round 1 of 6)")
+    assert message.subject.startswith(f"Manhattan {started_game.title}: your turn (round 1 of 6)")
 
     example = re.search(r"for example:\n {4}(.+)\n", text)
     assert example is not None
