@@ -65,18 +65,19 @@ class UndoForm(forms.Form):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin[Game]):
-    list_display = ("public_id", "status", "players_list", "round", "phase", "to_act_seat", "version", "updated")
+    list_display = ("name_or_id", "status", "players_list", "round", "phase", "seat_to_act", "version", "updated")
     list_filter = ("status",)
-    search_fields = ("public_id", "seats__user__email", "seats__invited_email", "creator__email")
+    search_fields = ("name", "public_id", "seats__user__email", "seats__invited_email", "creator__email")
     readonly_fields = (
         "public_id",
+        "name",
         "status",
         "options",
         "engine_version",
         "version",
         "phase",
         "round",
-        "to_act_seat",
+        "seat_to_act",
         "turn_since",
         "created",
         "started",
@@ -90,6 +91,15 @@ class GameAdmin(admin.ModelAdmin[Game]):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         return super().get_queryset(request).prefetch_related("seats__user")
+
+    @admin.display(description="game", ordering="name")
+    def name_or_id(self, game: Game) -> str:
+        return f"{game.title} ({game.public_id})"
+
+    @admin.display(description="seat to act", ordering="to_act_seat")
+    def seat_to_act(self, game: Game) -> int | None:
+        """Counted from 1, as the pages count seats."""
+        return game.to_act_seat + 1 if game.to_act_seat is not None else None
 
     @admin.display(description="players")
     def players_list(self, game: Game) -> str:

@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.engine import COLOUR_NAMES, SIDE_NAMES, PlayerView
 
@@ -227,7 +228,11 @@ def _lot(
         "owner": colour_label(owner),
         "storeys": ", ".join(f"{s.label} {s.count}" for s in storeys),
     }
-    described = _("City %(number)s, lot %(lot)s, %(height)s storeys, owned by %(owner)s") % {
+    described = ngettext(
+        "City %(number)s, lot %(lot)s, %(height)s storey, owned by %(owner)s",
+        "City %(number)s, lot %(lot)s, %(height)s storeys, owned by %(owner)s",
+        building.height,
+    ) % {
         **where,
         "height": building.height,
         "owner": colour_label(owner),
