@@ -14,7 +14,7 @@ from django.utils.translation import ngettext
 
 from games.engine import COLOUR_NAMES, SIDE_NAMES, PlayerView
 
-from .vocabulary import HEX, INK, SIDE_LABELS, colour_label
+from .vocabulary import HEX, INK, SIDE_EDGE_LABELS, colour_label
 
 LOT = 38  # the side of a lot in the SVG, in its units
 GAP = 4
@@ -153,7 +153,7 @@ def drawing(
         width=cols * CITY + (cols + 1) * CITY_GAP,
         height=rows * CITY + (rows + 1) * CITY_GAP + 16,
         side=side,
-        side_label=str(SIDE_LABELS[SIDE_NAMES[side]]),
+        side_label=str(SIDE_EDGE_LABELS[SIDE_NAMES[side]]),
     )
 
 

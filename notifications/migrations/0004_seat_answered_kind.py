@@ -4,15 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('notifications', '0003_mail_world_leases_bounces_refusals_digest_hour'),
+        ("notifications", "0003_mail_world_leases_bounces_refusals_digest_hour"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='notification',
-            name='kind',
-            field=models.CharField(choices=[('login', 'Sign-in link'), ('invitation', 'Invitation'), ('game_started', 'Game started'), ('your_turn', 'Your turn'), ('round_scored', 'Round scored'), ('game_over', 'Game over'), ('reminder', 'Reminder'), ('timeout', 'Timed out'), ('move_refused', 'Move refused'), ('digest', 'Daily digest'), ('seat_answered', 'A player joined or declined')], max_length=20),
+            model_name="notification",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("login", "Sign-in link"),
+                    ("invitation", "Invitation"),
+                    ("game_started", "Game started"),
+                    ("your_turn", "Your turn"),
+                    ("round_scored", "Round scored"),
+                    ("game_over", "Game over"),
+                    ("reminder", "Reminder"),
+                    ("timeout", "Timed out"),
+                    ("move_refused", "Move refused"),
+                    ("digest", "Daily digest"),
+                    ("seat_answered", "A player joined or declined"),
+                ],
+                max_length=20,
+            ),
         ),
     ]

@@ -64,7 +64,7 @@
     clearChoice();
     spot = found;
     g.classList.add("chosen");
-    where.textContent = texts.where.replace("%(city)s", spot.city).replace("%(lot)s", spot.lot);
+    where.textContent = texts.where.replace("{city}", spot.city).replace("{lot}", spot.lot);
     spot.choices.forEach(function (choice, index) {
       var label = document.createElement("label");
       label.className = "choice";

@@ -155,7 +155,8 @@ def test_change_page_draws_the_board_at_its_real_size_and_counts_seats_from_one(
     assert board is not None
     tag = board.group(0)
     # A fixed size: in the admin's read-only cell a fluid SVG (max-width: 100%) shrank to 0×0.
-    assert re.search(r'width="\d+"', tag) and re.search(r'height="\d+"', tag)
+    assert re.search(r'width="\d+"', tag)
+    assert re.search(r'height="\d+"', tag)
     assert "max-width" not in tag
     seat_cells = re.findall(r'<td class="field-seat_number">\s*<p>(\d+)</p>', page)
     assert seat_cells == ["1", "2"]

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 def page_of(client: Any, game: Game, query: str = "") -> str:
     response = client.get(f"/games/{game.public_id}/{query}")
     assert response.status_code == 200
-    return response.content.decode()
+    return str(response.content.decode())
 
 
 def options_in(page: str) -> dict[str, Any]:
@@ -139,9 +139,11 @@ def test_the_board_is_drawn_from_the_players_side_as_their_cards_read(placing_ga
             assert CARD_TO_LOT[side][card] == lot.lot - 1
     drawing = board.drawing(view, side=side)
     for city in drawing.cities:  # every city inside the picture
-        assert 0 < city.x and city.x + board.CITY <= drawing.width
-        assert 0 < city.y and city.y + board.CITY <= drawing.height
-    assert {(c.x, c.y) for c in drawing.cities}.__len__() == 6
+        assert city.x > 0
+        assert city.x + board.CITY <= drawing.width
+        assert city.y > 0
+        assert city.y + board.CITY <= drawing.height
+    assert len({(c.x, c.y) for c in drawing.cities}) == 6
 
 
 def test_storey_bars_fit_a_building_of_thirty_storeys(placing_game):
@@ -152,12 +154,14 @@ def test_storey_bars_fit_a_building_of_thirty_storeys(placing_game):
     for colour, pieces in ((0, [4] * 4), (1, [4, 3, 1]), (2, [3, 2, 1])):
         for size in pieces:
             tall.board.place(4, colour, size)
-    assert tall.board[4] is not None and tall.board[4].height == 30
+    assert tall.board[4] is not None
+    assert tall.board[4].height == 30
     drawing = board.drawing(engine.spectator_view(tall))
     lot = drawing.cities[0].lots[4]
     assert lot.height == 30
     right = max(bar.x + bar.width for bar in lot.storeys)
-    assert min(bar.x for bar in lot.storeys) >= lot.x and right <= lot.x + board.LOT
+    assert min(bar.x for bar in lot.storeys) >= lot.x
+    assert right <= lot.x + board.LOT
     assert sum(bar.count for bar in lot.storeys) == 30
     svg = render_to_string("games/_board.svg.html", {"board": drawing})
     assert ">30</text>" in svg
@@ -202,4 +206,5 @@ def test_without_javascript_the_form_still_has_every_field(placing_game, alice, 
     for name in ("card", "size", "colour", "city", "notation"):
         assert f'name="{name}"' in page
     panel = re.search(r'<div class="build-choices[^>]*>', page)
-    assert panel is not None and " hidden" in panel.group(0)  # shown by the script only
+    assert panel is not None
+    assert " hidden" in panel.group(0)
