@@ -25,6 +25,9 @@
 
   lots.forEach(function (g) { g.dataset.label = g.getAttribute("aria-label") || ""; });
   svg.classList.add("js-build");
+  form.classList.add("board-build");
+  // "Lots with a thick outline..." describes the page without this script.
+  document.querySelectorAll(".no-js-only").forEach(function (node) { node.hidden = true; });
   panel.hidden = false;
   prompt.textContent = texts.chooseCard;
 
@@ -56,6 +59,7 @@
       }
     });
     prompt.textContent = texts.chooseLot;
+    prompt.hidden = false;
   }
 
   function choose(g) {
@@ -64,6 +68,7 @@
     clearChoice();
     spot = found;
     g.classList.add("chosen");
+    prompt.hidden = true;  // the question below says where
     where.textContent = texts.where.replace("{city}", spot.city).replace("{lot}", spot.lot);
     spot.choices.forEach(function (choice, index) {
       var label = document.createElement("label");
