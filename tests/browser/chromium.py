@@ -54,7 +54,9 @@ def signed_in(
     scripts are tested under the site's Content-Security-Policy."""
     client = Client()
     client.force_login(user)
-    context = browser.new_context(viewport=viewport, bypass_csp=bypass_csp)  # type: ignore[arg-type]
+    context = browser.new_context(
+        viewport={"width": viewport["width"], "height": viewport["height"]}, bypass_csp=bypass_csp
+    )
     cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base_url}])
     return context

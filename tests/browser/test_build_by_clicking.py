@@ -189,7 +189,9 @@ def test_the_keyboard_builds_too(connections_closed, live_server, chromium):  # 
     label = first.get_attribute("aria-label") or ""
     assert first.get_attribute("role") == "button"
     assert first.get_attribute("tabindex") == "0"
-    assert label.startswith("City ") and ", lot " in label and label.endswith("you can build here")
+    assert label.startswith("City ")
+    assert ", lot " in label
+    assert label.endswith("you can build here")
     first.focus()
     page.keyboard.press("Enter")
     assert page.get_by_test_id("build-where").inner_text().startswith("City ")
@@ -230,7 +232,9 @@ def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     board = page.get_by_test_id("board").bounding_box()
     hand = page.locator("#place-form [data-testid=hand]").bounding_box()
     confirm = page.get_by_test_id("build-confirm").bounding_box()
-    assert board and hand and confirm
+    assert board
+    assert hand
+    assert confirm
     top, bottom = board["y"], confirm["y"] + confirm["height"]
     assert bottom - top <= PHONE["height"], f"board to 'Build here' spans {bottom - top:.0f}px of {PHONE['height']}"
     assert hand["y"] > board["y"]
