@@ -31,12 +31,12 @@ from accounts.models import User
 from games import engine, services, store
 from games.api import idempotency
 from games.api.problems import status_for
-from games.engine import COLOUR_NAMES, GameOptions, PlayerView, Resign, RuleError
+from games.engine import GameOptions, Resign, RuleError
 from games.errors import GameError, StaleVersion
 from games.models import Game, Seat
 from games.presentation import board, build, log, refusals, table, vocabulary
 
-from . import present
+from . import controls, present
 from .forms import MoveForm, ResignForm
 
 RECENT_EVENTS = 12
@@ -247,7 +247,7 @@ def _play_context(
         "total_version": version,
         "prev_at": (at if history and at is not None else version) - 1,
         "next_at": (at + 1) if history and at is not None else None,
-        "board": board.drawing(view, highlight, side=drawn_from, last=_last_placement(recent)),
+        "board": board.drawing(view, highlight, side=drawn_from, last=controls.last_placement(recent)),
         "board_switch": "" if my_side == board.SOUTH else ("mine" if south else "south"),
         "highlighted": len(highlight),
         "players": table.player_rows(view, names),
@@ -272,66 +272,13 @@ def _play_context(
         "log": log.log_lines(engine.redact_events(recent, seat_index), state.seq - len(recent) + 1, names, seat_index),
     }
     if legal is not None and legal.selection is not None:
-        context["select"] = _select_context(legal.selection, data)
+        context["select"] = controls.select_context(legal.selection, data)
     elif legal is not None and legal.placements:
-        context["place"] = _place_context(view, hand, data)
+        context["place"] = controls.place_context(view, hand, data)
         two_colours = len(view.colours[view.seat or 0]) > 1
         context["build_options"] = build.build_options(legal.placements, two_colours=two_colours)
         context["idempotency_key"] = uuid.uuid4().hex
     return context
-
-
-def _last_placement(recent: list[engine.Event]) -> tuple[int, int] | None:
-    """Where the last building of the shown position was placed (city, lot; 0-based)."""
-    for event in reversed(recent):
-        if event["type"] == "placement_undone":
-            return None
-        if event["type"] == "piece_placed":
-            return int(event["city"]), int(event["lot"])
-    return None
-
-
-def _select_context(choice: Any, data: Any) -> dict[str, Any]:
-    return {
-        "colour": COLOUR_NAMES[choice.colour],
-        "colour_label": vocabulary.colour_label(choice.colour),
-        "count": choice.count,
-        "sizes": [
-            {"size": s, "reserve": choice.reserve[s - 1], "value": data.get(f"size_{s}", "0") or "0"}
-            for s in (1, 2, 3, 4)
-        ],
-    }
-
-
-def _place_context(view: PlayerView, hand: list[table.HandCard], data: Any) -> dict[str, Any]:
-    assert view.seat is not None
-    my_colours = view.colours[view.seat]
-    chosen_card = str(data.get("card", ""))
-    card_checked = next((c.index for c in hand if str(c.card) == chosen_card), None)
-    sizes = []
-    for s in (1, 2, 3, 4):
-        left = sum(view.selection[c][s - 1] for c in my_colours)
-        if left:
-            sizes.append({"size": s, "left": left, "checked": str(data.get("size", "")) == str(s)})
-    colours = []
-    if len(my_colours) > 1:
-        for c in my_colours:
-            pieces = [s for s in (1, 2, 3, 4) for _n in range(view.selection[c][s - 1])]
-            if pieces:
-                colours.append(
-                    {
-                        "name": COLOUR_NAMES[c],
-                        "label": vocabulary.colour_label(c),
-                        "pieces": ", ".join(map(str, pieces)),
-                        "checked": data.get("colour", "") == COLOUR_NAMES[c],
-                    }
-                )
-    return {
-        "card_checked": card_checked,
-        "sizes": sizes,
-        "colours": colours,
-        "cities": [{"city": c, "checked": str(data.get("city", "")) == str(c)} for c in range(1, 7)],
-    }
 
 
 # --- actions (POST) ---------------------------------------------------------------------------
