@@ -39,11 +39,12 @@ def connections_closed(live_server: Any) -> Iterator[None]:
             )
 
 
-def bot_game(user: User, players: int = 2) -> Game:
+def bot_game(user: User, players: int = 2, sides: list[int] | None = None) -> Game:
     seats = [services.SeatSpec("me")] + [services.SeatSpec("bot", bot="random")] * (players - 1)
-    game = services.create_game(
-        creator=user, name="Harbour 27", options={"players": players, "start_player": 0}, seats=seats
-    )
+    options: dict[str, Any] = {"players": players, "start_player": 0}
+    if sides is not None:
+        options["sides"] = sides
+    game = services.create_game(creator=user, name="Harbour 27", options=options, seats=seats)
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE  # every seat taken: it started by itself
     return game
@@ -205,13 +206,16 @@ def test_the_keyboard_builds_too(connections_closed, live_server, chromium):  # 
     assert game.version > before
 
 
+@pytest.mark.parametrize("side", [0, 1], ids=["south", "west"])
 def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     connections_closed,
     live_server,
     chromium,  # noqa: F811
+    side,
 ):
     alice = User.objects.create_user("alice@example.com", display_name="alice")
-    game = bot_game(alice, players=4)  # alice sits south; the others see the board turned
+    # From the west the board is drawn turned: two cities wide and three tall.
+    game = bot_game(alice, players=4, sides=[side, 1 - side, 2, 3])
     page = signed_in(chromium, live_server.url, alice, PHONE).new_page()
     rng = random.Random(7)
     for _ in range(20):
@@ -240,5 +244,7 @@ def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     assert hand["y"] > board["y"]
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the page is {width}px wide"
-    page.evaluate(f"window.scrollTo(0, {top - 4})")
-    page.screenshot(path=str(ROOT / "docs" / "game-page-phone.png"))
+    assert page.locator("[data-testid=board] svg").get_attribute("data-side") == str(side)
+    if side == 0:
+        page.evaluate(f"window.scrollTo(0, {top - 4})")
+        page.screenshot(path=str(ROOT / "docs" / "game-page-phone.png"))
