@@ -271,13 +271,14 @@ def _play_context(
         "notation": data.get("notation", ""),
         "log": log.log_lines(engine.redact_events(recent, seat_index), state.seq - len(recent) + 1, names, seat_index),
     }
+    if my_turn:
+        context["idempotency_key"] = uuid.uuid4().hex  # this page's move: sent twice, played once
     if legal is not None and legal.selection is not None:
         context["select"] = controls.select_context(legal.selection, data)
     elif legal is not None and legal.placements:
         context["place"] = controls.place_context(view, hand, data)
         two_colours = len(view.colours[view.seat or 0]) > 1
         context["build_options"] = build.build_options(legal.placements, two_colours=two_colours)
-        context["idempotency_key"] = uuid.uuid4().hex
     return context
 
 

@@ -208,3 +208,25 @@ def test_without_javascript_the_form_still_has_every_field(placing_game, alice, 
     panel = re.search(r'<div class="build-choices[^>]*>', page)
     assert panel is not None
     assert " hidden" in panel.group(0)
+
+
+def test_a_selection_sent_twice_plays_once(started_game, alice, browser):
+    game = started_game
+    page = page_of(browser(alice), game)
+    key = re.search(r'id="select-form".*?name="idempotency_key" value="([0-9a-f]{32})"', page, re.S)
+    assert key is not None
+    state = store.state_of(game)
+    assert state is not None
+    reserve = state.reserve[state.selecting_colour or 0]
+    pieces = [s for s in (1, 2, 3, 4) for _ in range(reserve[s - 1])][:4]
+    form: dict[str, Any] = {"intent": "select", "version": game.version, "idempotency_key": key.group(1)}
+    for size in (1, 2, 3, 4):
+        form[f"size_{size}"] = pieces.count(size)
+    client = browser(alice)
+    client.post(f"/games/{game.public_id}/play/", form)
+    game.refresh_from_db()
+    version = game.version
+    again = client.post(f"/games/{game.public_id}/play/", form, follow=True)
+    game.refresh_from_db()
+    assert game.version == version
+    assert "Your move was recorded" in again.content.decode()
