@@ -4,7 +4,7 @@ Alice plays against a random bot. Every building goes up by choosing a card,
 touching a lit lot and a piece, and "Build here" (selections, which build
 nothing, use their form). The bot's turns are played in the test's thread by
 the same service the worker calls. Along the way the page is photographed
-for the README (docs/), on a desktop and on a phone.
+for the README, on a desktop and on a phone (into docs/ with UPDATE_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from accounts.models import User
 from games import engine, services, store
 from games.models import Game
 
-from .chromium import DESKTOP, PHONE, ROOT, chromium, signed_in  # noqa: F401 (a fixture)
+from .chromium import DESKTOP, PHONE, chromium, screenshot_path, signed_in  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -119,7 +119,7 @@ def build_by_touching(page: Page, game: Game, rng: random.Random) -> None:
     assert (placed["city"] + 1, placed["lot"] + 1, placed["size"]) == (city, lot, offered[index][0])
 
 
-def test_a_whole_game_built_by_touching_the_board(connections_closed, live_server, chromium):  # noqa: F811
+def test_a_whole_game_built_by_touching_the_board(connections_closed, live_server, chromium, tmp_path):  # noqa: F811
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     game = bot_game(alice)
     context = signed_in(chromium, live_server.url, alice)
@@ -160,7 +160,7 @@ def test_a_whole_game_built_by_touching_the_board(connections_closed, live_serve
                 page.goto(f"{live_server.url}/games/{game.public_id}/")
                 if page.get_by_test_id("place-form").count():
                     choose_a_card_and_a_lot(page, rng)
-                    page.screenshot(path=str(ROOT / "docs" / "game-page-desktop.png"), full_page=False)
+                    page.screenshot(path=str(screenshot_path("game-page-desktop.png", tmp_path)), full_page=False)
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert built >= 24  # two colours, four pieces each, six rounds... less what could not be placed
@@ -212,6 +212,7 @@ def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     live_server,
     chromium,  # noqa: F811
     side,
+    tmp_path,
 ):
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     # From the west the board is drawn turned: two cities wide and three tall.
@@ -247,4 +248,4 @@ def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     assert page.locator("[data-testid=board] svg").get_attribute("data-side") == str(side)
     if side == 0:
         page.evaluate(f"window.scrollTo(0, {top - 4})")
-        page.screenshot(path=str(ROOT / "docs" / "game-page-phone.png"))
+        page.screenshot(path=str(screenshot_path("game-page-phone.png", tmp_path)))
