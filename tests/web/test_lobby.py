@@ -115,3 +115,15 @@ def test_a_decline_and_a_join_reach_the_creator_and_the_last_join_starts(alice, 
     services.join_game(game=game, user=bob)
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
+
+
+def test_the_lobby_says_the_game_starts_by_itself(alice, bob, client):
+    game = services.create_game(
+        creator=alice,
+        options={"players": 2},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
+    )
+    client.force_login(alice)
+    html = client.get(f"/games/{game.public_id}/").content.decode()
+    assert "The game starts by itself once every seat is taken." in html
+    assert 'data-testid="start-button"' not in html
