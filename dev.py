@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -52,8 +53,22 @@ def ensure_venv() -> None:
     stamp.write_text(wanted)
 
 
+def ensure_node_packages() -> None:
+    """The browser tests inject axe-core (an npm package, package.json) into
+    pages. Installed when npm is there; without it the accessibility test
+    says how to get it (and fails under CI)."""
+    if (ROOT / "node_modules" / "axe-core" / "axe.min.js").exists():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        print("! npm is missing: the accessibility test needs it (apt-get install npm)", flush=True)
+        return
+    run(npm, "install", "--no-audit", "--no-fund")
+
+
 def test(args: argparse.Namespace, extra: list[str]) -> None:
     ensure_venv()
+    ensure_node_packages()
     if not args.no_lint:
         run(BIN / "ruff", "check", ".")
         run(BIN / "ruff", "format", "--check", ".")

@@ -152,13 +152,13 @@ def new_players(count: int, prefix: str = "bench") -> list[Player]:
 
 def new_game(api: Api, players: Sequence[Player]) -> dict[str, Any]:
     """A started game of ``len(players)`` human players, over the API: the creator (seat 0)
-    invites the others by email, they join, the creator starts. The game's body."""
+    invites the others by email, they join (the last join deals). The game's body, as the creator sees it."""
     seats = [{"kind": "me"}] + [{"kind": "invite", "email": p.email} for p in players[1:]]
     body = {"options": {"players": len(players)}, "seats": seats}
     game_id = api.call("POST", "/api/v1/games", players[0].token, body, expect=201)["id"]
     for player in players[1:]:
         api.call("POST", f"/api/v1/games/{game_id}/join", player.token)
-    return dict(api.call("POST", f"/api/v1/games/{game_id}/start", players[0].token))
+    return dict(api.call("GET", f"/api/v1/games/{game_id}", players[0].token))
 
 
 def choose_action(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:

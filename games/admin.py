@@ -27,9 +27,14 @@ from .models import Game, GameEvent, Seat
 class SeatInline(admin.TabularInline[Seat, Game]):
     model = Seat
     extra = 0
-    fields = ("index", "user", "invited_email", "bot", "side", "colours", "joined")
-    readonly_fields = ("index", "side", "colours", "joined")
+    fields = ("seat_number", "user", "invited_email", "bot", "side", "colours", "joined")
+    readonly_fields = ("seat_number", "side", "colours", "joined")
     can_delete = False
+
+    @admin.display(description="seat", ordering="index")
+    def seat_number(self, seat: Seat) -> int | str:
+        """Seats counted from 1, as the pages and the emails count them."""
+        return seat.index + 1 if seat.index is not None else ""
 
 
 class GameEventInline(admin.TabularInline[GameEvent, Game]):
@@ -60,18 +65,19 @@ class UndoForm(forms.Form):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin[Game]):
-    list_display = ("public_id", "status", "players_list", "round", "phase", "to_act_seat", "version", "updated")
+    list_display = ("name_or_id", "status", "players_list", "round", "phase", "seat_to_act", "version", "updated")
     list_filter = ("status",)
-    search_fields = ("public_id", "seats__user__email", "seats__invited_email", "creator__email")
+    search_fields = ("name", "public_id", "seats__user__email", "seats__invited_email", "creator__email")
     readonly_fields = (
         "public_id",
+        "name",
         "status",
         "options",
         "engine_version",
         "version",
         "phase",
         "round",
-        "to_act_seat",
+        "seat_to_act",
         "turn_since",
         "created",
         "started",
@@ -86,6 +92,15 @@ class GameAdmin(admin.ModelAdmin[Game]):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         return super().get_queryset(request).prefetch_related("seats__user")
 
+    @admin.display(description="game", ordering="name")
+    def name_or_id(self, game: Game) -> str:
+        return f"{game.title} ({game.public_id})"
+
+    @admin.display(description="seat to act", ordering="to_act_seat")
+    def seat_to_act(self, game: Game) -> int | None:
+        """Counted from 1, as the pages count seats."""
+        return game.to_act_seat + 1 if game.to_act_seat is not None else None
+
     @admin.display(description="players")
     def players_list(self, game: Game) -> str:
         return ", ".join(
@@ -98,7 +113,10 @@ class GameAdmin(admin.ModelAdmin[Game]):
         state = store.state_of(game)
         if state is None:
             return "Not dealt yet."
-        return render_to_string("games/_board.svg.html", {"board": drawing(engine.spectator_view(state))})
+        # At its real size: the admin's read-only cell gives a fluid SVG no width at all.
+        return render_to_string(
+            "games/_board.svg.html", {"board": drawing(engine.spectator_view(state)), "fixed_size": True}
+        )
 
     @admin.display(description="operator actions")
     def operator_links(self, game: Game) -> SafeString | str:
@@ -165,6 +183,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
             "game": game,
             "n": n,
             "board": drawing(view) if view else None,
+            "fixed_size": True,
             "view": view.to_json() if view else None,
             "steps": range(1, game.version + 1),
             "title": f"Replay of game {game.public_id}",

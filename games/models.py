@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from games.names import generated_name
+
 
 class Game(models.Model):
     class Status(models.TextChoices):
@@ -23,6 +25,7 @@ class Game(models.Model):
         ABANDONED = "abandoned", "Abandoned"
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=60, blank=True, help_text="What people call the game, e.g. Harbour 27.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
     options = models.JSONField(help_text="The engine's game options.")
     engine_version = models.CharField(max_length=20, blank=True)
@@ -51,7 +54,14 @@ class Game(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Game {self.public_id} ({self.get_status_display()})"
+        return f"{self.title} ({self.get_status_display()})"
+
+    @property
+    def title(self) -> str:
+        """The game's name; a game made before games had names gets one from its id."""
+        if self.name:
+            return self.name
+        return generated_name(self.public_id.int if self.public_id else 0)
 
     @property
     def players(self) -> int:

@@ -26,7 +26,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine
 from games.engine import GameState
-from games.engine.events import apply_in_place
+from games.engine.events import GAME_FINISHED, apply_in_place
 
 from . import snapshots
 from .errors import GameError, StaleVersion, not_found
@@ -132,6 +132,16 @@ def event_payloads(game: Game, *, after: int = 0, upto: int | None = None) -> li
     if upto is not None:
         events = events.filter(seq__lte=upto)
     return list(events.order_by("seq").values_list("payload", flat=True))
+
+
+def winners_of(games: list[Game]) -> dict[int, list[int]]:
+    """The winning seats of each finished game among ``games`` (by game pk), in
+    one query: a list names its winners without folding any log."""
+    finished = [game.pk for game in games if game.status == Game.Status.FINISHED]
+    if not finished:
+        return {}
+    rows = GameEvent.objects.filter(game_id__in=finished, type=GAME_FINISHED).values_list("game_id", "payload")
+    return {game_id: list(payload.get("winners", [])) for game_id, payload in rows}
 
 
 def event_rows(game: Game, *, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:

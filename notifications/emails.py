@@ -64,8 +64,11 @@ def email_context(notification: Notification) -> dict[str, Any]:
             context["unsubscribe_link"] = links.unsubscribe_url(user, notification.kind)
     if notification.kind == Kind.DIGEST and user is not None:
         context["games_link"] = links.page_url(user, "games")
+        ids = [str(game_id) for game_id in context.get("games", [])]
+        titles = {str(g.public_id): g.title for g in Game.objects.filter(public_id__in=ids)}
         context["game_links"] = [
-            {"id": str(game_id), "link": links.game_url(user, str(game_id))} for game_id in context.get("games", [])
+            {"id": game_id, "name": titles.get(game_id, game_id[:8]), "link": links.game_url(user, game_id)}
+            for game_id in ids
         ]
     if game is None:
         return context

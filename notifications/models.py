@@ -29,6 +29,7 @@ class Kind(models.TextChoices):
     TIMEOUT = "timeout", _("Timed out")
     MOVE_REFUSED = "move_refused", _("Move refused")
     DIGEST = "digest", _("Daily digest")
+    SEAT_ANSWERED = "seat_answered", _("A player joined or declined")
 
 
 # Kinds a player can switch off; sign-in links and replies to their own mail cannot be.
@@ -41,6 +42,7 @@ UNSUBSCRIBABLE = (
     Kind.REMINDER,
     Kind.TIMEOUT,
     Kind.DIGEST,
+    Kind.SEAT_ANSWERED,
 )
 # With the daily digest, these are gathered into one email a day instead
 # (reminders too, except the warning that a bot is about to move).

@@ -99,6 +99,25 @@ def write_invitations(sender: Any, *, game: Game, seats: list[Seat], change: str
         )
 
 
+@receiver(lobby_changed, dispatch_uid="notifications.seat_answered")
+def tell_the_creator(sender: Any, *, game: Game, seats: list[Seat], change: str, user: User, **kwargs: Any) -> None:
+    """Someone joined or declined: the creator hears of it. Not when the join
+    took the last seat: the game starts with it, and its email says who plays."""
+    if change not in ("joined", "declined") or user.pk == game.creator_id:
+        return
+    if change == "joined" and all(seat.is_filled for seat in seats):
+        return
+    creator = game.creator
+    outbox.enqueue(
+        kind=Kind.SEAT_ANSWERED,
+        key=Notification.key_for(Kind.SEAT_ANSWERED, game_id=game.pk, detail=f"{change}:{user.pk}"),
+        email=creator.email,
+        user=creator,
+        game=game,
+        context={"player": user.public_name, "change": change, "open_seats": sum(not s.is_filled for s in seats)},
+    )
+
+
 @receiver(sign_in_link_requested, dispatch_uid="notifications.sign_in_link")
 def write_sign_in_link(sender: Any, *, user: User, next_path: str = "", **kwargs: Any) -> None:
     stamp = timezone.now().strftime("%Y%m%d%H%M%S%f")

@@ -120,8 +120,9 @@ def preferences_view(request: HttpRequest) -> HttpResponse:
         if language != user.language:
             user.language = language
             user.save(update_fields=["language"])
-            if language:  # the confirmation below is already in the language just chosen
-                translation.activate(language)
+            # The confirmation below is already in the language just chosen (the
+            # browser's, when the choice is to follow it).
+            translation.activate(language or translation.get_language_from_request(request))
         time_zone = form.cleaned_data.get("time_zone") or ""
         if time_zone != user.time_zone:
             user.time_zone = time_zone

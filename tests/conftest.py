@@ -84,7 +84,8 @@ def started_game(alice: User, bob: User) -> Game:
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
     )
     services.join_game(game=game, user=bob)
-    return services.start_game(game=game, user=alice)
+    game.refresh_from_db()  # the last seat taken: it started by itself
+    return game
 
 
 @pytest.fixture
@@ -115,7 +116,8 @@ def bot_game(alice: User) -> Game:
             services.SeatSpec("bot", bot="random"),
         ],
     )
-    return services.start_game(game=game, user=alice)
+    game.refresh_from_db()  # the last seat taken: it started by itself
+    return game
 
 
 @pytest.fixture(autouse=True)

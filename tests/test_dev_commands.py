@@ -48,3 +48,32 @@ def test_the_browser_test_explains_a_missing_chromium(tmp_path):
         copy.unlink()
     assert "apt-get install chromium" in done.stdout, done.stdout[-2000:]
     assert "1 skipped" in done.stdout
+
+
+def test_the_accessibility_test_says_how_to_get_axe_core(monkeypatch, tmp_path):
+    """Without node_modules/axe-core the scan is skipped with the npm hint; under CI it fails."""
+    import pytest
+
+    from tests.browser import chromium
+
+    monkeypatch.setattr(chromium, "AXE", tmp_path / "axe.min.js")
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception, match=r"npm install.*apt-get install npm"):
+        chromium.axe_violations(page=None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="under CI the browser tests must run"):
+        chromium.axe_violations(page=None)
+
+
+def test_the_test_command_installs_axe_core_with_npm_or_says_npm_is_missing(monkeypatch, tmp_path, capsys):
+    dev = load_dev()
+    ran: list[tuple[str, ...]] = []
+    monkeypatch.setattr(dev, "ROOT", tmp_path)
+    monkeypatch.setattr(dev, "run", lambda *cmd, env=None: ran.append(tuple(map(str, cmd))))
+    monkeypatch.setattr(dev.shutil, "which", lambda name: "/usr/bin/npm")
+    dev.ensure_node_packages()
+    assert ran == [("/usr/bin/npm", "install", "--no-audit", "--no-fund")]
+    monkeypatch.setattr(dev.shutil, "which", lambda name: None)
+    dev.ensure_node_packages()
+    assert "npm is missing" in capsys.readouterr().out
+    assert len(ran) == 1

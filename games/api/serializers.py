@@ -50,6 +50,9 @@ class ReminderPolicySerializer(serializers.Serializer[Any]):
 
 
 class CreateGameSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(
+        max_length=60, required=False, allow_blank=True, help_text="The game's name; empty: one is made up."
+    )
     options = GameOptionsSerializer(required=False)
     reminders = ReminderPolicySerializer(required=False)
     seats: serializers.ListSerializer[Any] = serializers.ListSerializer(
@@ -117,6 +120,7 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     more than the rest of a move's response."""
 
     id = serializers.UUIDField(source="public_id")
+    name = serializers.CharField(source="title", help_text="The game's name, given by its creator or made up.")
     status = serializers.ChoiceField(choices=Game.Status.choices)
     options = serializers.JSONField(help_text="The game's options (players, six_rounds, sides, ...).")
     version = serializers.IntegerField(help_text="The sequence number of the game's last event.")

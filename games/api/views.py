@@ -114,7 +114,9 @@ class GameListView(APIView):
             services.SeatSpec(kind=s["kind"], email=s.get("email", ""), bot=s.get("bot", "")) for s in data["seats"]
         ]
         policy = services.ReminderPolicy(**data["reminders"]) if data.get("reminders") else None
-        game = services.create_game(creator=request_user(request), options=options, seats=seats, reminders=policy)
+        game = services.create_game(
+            creator=request_user(request), options=options, seats=seats, reminders=policy, name=data.get("name", "")
+        )
         return Response(game_body(store.load(game.public_id), request), status=status.HTTP_201_CREATED)
 
 

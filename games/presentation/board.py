@@ -10,10 +10,11 @@ import unicodedata
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
-from games.engine import COLOUR_NAMES, PlayerView
+from games.engine import COLOUR_NAMES, SIDE_NAMES, PlayerView
 
-from .vocabulary import HEX, INK, colour_label
+from .vocabulary import HEX, INK, SIDE_EDGE_LABELS, colour_label
 
 LOT = 38  # the side of a lot in the SVG, in its units
 GAP = 4
@@ -22,6 +23,31 @@ CITY_GAP = 18
 WIDTH = 3 * CITY + 4 * CITY_GAP
 HEIGHT = 2 * CITY + 3 * CITY_GAP + 16
 BAR_ROOM = LOT - 6  # the storey bars of a building share this width, whatever its height
+SOUTH = 0
+
+
+def _from_display(row: int, col: int, rows: int, cols: int, side: int) -> tuple[int, int]:
+    """The south view's (row, col) of what a player on ``side`` sees at (row, col)
+    of a grid that has ``rows`` × ``cols`` cells seen from the south: the board
+    turned by the side's quarter turns, as R6 turns the cards."""
+    if side == 1:  # west
+        return col, cols - 1 - row
+    if side == 2:  # north
+        return rows - 1 - row, cols - 1 - col
+    if side == 3:  # east
+        return rows - 1 - col, row
+    return row, col
+
+
+def _display_positions(rows: int, cols: int, side: int) -> dict[int, tuple[int, int]]:
+    """South index (row-major) -> (row, col) where a player on ``side`` sees it."""
+    shown_rows, shown_cols = (cols, rows) if side in (1, 3) else (rows, cols)
+    where = {}
+    for row in range(shown_rows):
+        for col in range(shown_cols):
+            r, c = _from_display(row, col, rows, cols, side)
+            where[r * cols + c] = (row, col)
+    return where
 
 
 @dataclass(frozen=True)
@@ -49,6 +75,9 @@ class Lot:
     storeys: list[Storeys]
     title: str
     highlighted: bool
+    label: str = ""  # what a screen reader says: "City 3, lot 7, 2 storeys, owned by blue"
+    last: bool = False  # the last building placed
+    tallest: bool = False  # the single tallest building (R17)
 
     @property
     def short(self) -> str:
@@ -63,6 +92,12 @@ class City:
     y: int
     name: str
     lots: list[Lot]
+    leader: str = ""  # the colour with the majority (R17), if one has it
+    leader_label: str = ""
+
+    @property
+    def leader_hex(self) -> str:
+        return HEX.get(self.leader, "")
 
     @property
     def rows(self) -> list[list[Lot]]:
@@ -89,6 +124,8 @@ class Drawing:
     cities: list[City]
     width: int = WIDTH
     height: int = HEIGHT
+    side: int = SOUTH  # the side it is drawn from
+    side_label: str = ""
 
     @property
     def middle(self) -> float:
@@ -99,53 +136,126 @@ class Drawing:
         return sum(lot.highlighted for city in self.cities for lot in city.lots)
 
 
-def drawing(view: PlayerView, highlight: set[tuple[int, int]] | None = None) -> Drawing:
-    return Drawing(cities(view, highlight))
+def drawing(
+    view: PlayerView,
+    highlight: set[tuple[int, int]] | None = None,
+    *,
+    side: int = SOUTH,
+    last: tuple[int, int] | None = None,
+) -> Drawing:
+    """The board drawn from ``side`` (south by default), with the landmarks of
+    scoring marked and ``last`` (city, lot; 0-based), the last building placed."""
+    shown = cities(view, highlight, side=side, last=last)
+    turned = side in (1, 3)
+    cols, rows = (2, 3) if turned else (3, 2)
+    return Drawing(
+        shown,
+        width=cols * CITY + (cols + 1) * CITY_GAP,
+        height=rows * CITY + (rows + 1) * CITY_GAP + 16,
+        side=side,
+        side_label=str(SIDE_EDGE_LABELS[SIDE_NAMES[side]]),
+    )
 
 
-def cities(view: PlayerView, highlight: set[tuple[int, int]] | None = None) -> list[City]:
-    """The board, seen from the south; ``highlight`` marks (city, lot) pairs (0-based)."""
+def cities(
+    view: PlayerView,
+    highlight: set[tuple[int, int]] | None = None,
+    *,
+    side: int = SOUTH,
+    last: tuple[int, int] | None = None,
+) -> list[City]:
+    """The board, seen from ``side``; ``highlight`` marks (city, lot) pairs (0-based).
+    Cities and lots keep their numbers (counted from the south, as the log and
+    the emails name them) wherever they are drawn."""
     highlight = highlight or set()
+    top = tallest(view)
+    tallest_lot = (top.buildings[0][0] - 1, top.buildings[0][1] - 1) if top is not None and top.unique else None
+    majorities = city_majorities(view)
+    city_at = _display_positions(2, 3, side)
+    lot_at = _display_positions(3, 3, side)
     out = []
     for city in range(6):
-        cx = CITY_GAP + (city % 3) * (CITY + CITY_GAP)
-        cy = CITY_GAP + 12 + (city // 3) * (CITY + CITY_GAP)
+        city_row, city_col = city_at[city]
+        cx = CITY_GAP + city_col * (CITY + CITY_GAP)
+        cy = CITY_GAP + 12 + city_row * (CITY + CITY_GAP)
         lots = []
         for lot in range(9):
-            row, col = divmod(lot, 3)
+            row, col = lot_at[lot]
             x, y = cx + col * (LOT + GAP), cy + row * (LOT + GAP)
-            where = {"number": city + 1, "lot": lot + 1}
-            building = view.board[city * 9 + lot]
-            if building is None:
-                title = _("City %(number)s, lot %(lot)s: empty") % where
-                lots.append(Lot(city + 1, lot + 1, x, y, 0, "", "", "", "", [], title, (city, lot) in highlight))
-                continue
-            owner = COLOUR_NAMES[building.owner]
-            storeys = _storeys(building.storeys, building.height, x)
-            title = _("City %(number)s, lot %(lot)s: %(height)s storeys, owner %(owner)s (%(storeys)s)") % {
-                **where,
-                "height": building.height,
-                "owner": colour_label(owner),
-                "storeys": ", ".join(f"{s.label} {s.count}" for s in storeys),
-            }
-            lots.append(
-                Lot(
-                    city + 1,
-                    lot + 1,
-                    x,
-                    y,
-                    building.height,
-                    owner,
-                    colour_label(owner),
-                    HEX[owner],
-                    INK[owner],
-                    storeys,
-                    title,
-                    (city, lot) in highlight,
-                )
+            lots.append(_lot(view, city, lot, x, y, highlight, last=last, tallest_lot=tallest_lot))
+        leader = majorities[city].leader or ""
+        out.append(
+            City(
+                city + 1,
+                cx,
+                cy,
+                _("City %(number)s") % {"number": city + 1},
+                lots,
+                leader=leader,
+                leader_label=colour_label(leader) if leader else "",
             )
-        out.append(City(city + 1, cx, cy, _("City %(number)s") % {"number": city + 1}, lots))
+        )
     return out
+
+
+def _lot(
+    view: PlayerView,
+    city: int,
+    lot: int,
+    x: int,
+    y: int,
+    highlight: set[tuple[int, int]],
+    *,
+    last: tuple[int, int] | None,
+    tallest_lot: tuple[int, int] | None,
+) -> Lot:
+    where = {"number": city + 1, "lot": lot + 1}
+    marks = []
+    if (city, lot) == tallest_lot:
+        marks.append(_("the tallest building"))
+    if (city, lot) == last:
+        marks.append(_("the last building placed"))
+    building = view.board[city * 9 + lot]
+    if building is None:
+        title = _("City %(number)s, lot %(lot)s: empty") % where
+        label = ", ".join([_("City %(number)s, lot %(lot)s, empty") % where, *marks])
+        return Lot(city + 1, lot + 1, x, y, 0, "", "", "", "", [], title, (city, lot) in highlight, label)
+    owner = COLOUR_NAMES[building.owner]
+    storeys = _storeys(building.storeys, building.height, x)
+    title = _("City %(number)s, lot %(lot)s: %(height)s storeys, owner %(owner)s (%(storeys)s)") % {
+        **where,
+        "height": building.height,
+        "owner": colour_label(owner),
+        "storeys": ", ".join(f"{s.label} {s.count}" for s in storeys),
+    }
+    described = ngettext(
+        "City %(number)s, lot %(lot)s, %(height)s storey, owned by %(owner)s",
+        "City %(number)s, lot %(lot)s, %(height)s storeys, owned by %(owner)s",
+        building.height,
+    ) % {
+        **where,
+        "height": building.height,
+        "owner": colour_label(owner),
+    }
+    if len(storeys) > 1:
+        described += " (" + ", ".join(f"{s.label} {s.count}" for s in storeys) + ")"
+    return Lot(
+        city + 1,
+        lot + 1,
+        x,
+        y,
+        building.height,
+        owner,
+        colour_label(owner),
+        HEX[owner],
+        INK[owner],
+        storeys,
+        title,
+        (city, lot) in highlight,
+        ", ".join([described, *marks]),
+        last=(city, lot) == last,
+        tallest=(city, lot) == tallest_lot,
+    )
 
 
 def text_board(board: list[City]) -> str:

@@ -28,6 +28,13 @@ SIDE_LABELS: dict[str, Promise] = {
     "N": gettext_lazy("north"),
     "E": gettext_lazy("east"),
 }
+# The side a board is drawn from, as the board's edge names it.
+SIDE_EDGE_LABELS: dict[str, Promise] = {
+    "S": gettext_lazy("south side"),
+    "W": gettext_lazy("west side"),
+    "N": gettext_lazy("north side"),
+    "E": gettext_lazy("east side"),
+}
 PHASE_LABELS: dict[str, Promise] = {
     "selection": gettext_lazy("choosing pieces"),
     "placement": gettext_lazy("building"),

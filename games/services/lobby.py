@@ -22,6 +22,7 @@ from games.engine import GameOptions, RuleError
 from games.engine.bots import bot_for
 from games.errors import GameError, from_rule_error
 from games.models import Game, GameSecret, Seat
+from games.names import clean_name, generated_name
 from games.signals import lobby_changed
 
 from .play import chance
@@ -88,15 +89,23 @@ def _check_seats(creator: User, parsed: GameOptions, seats: Sequence[SeatSpec]) 
 
 
 def create_game(
-    *, creator: User, options: dict[str, Any], seats: Sequence[SeatSpec], reminders: ReminderPolicy | None = None
+    *,
+    creator: User,
+    options: dict[str, Any],
+    seats: Sequence[SeatSpec],
+    reminders: ReminderPolicy | None = None,
+    name: str = "",
 ) -> Game:
-    """A new game in the lobby, its seats taken, offered or given to bots."""
+    """A new game in the lobby, its seats taken, offered or given to bots; a
+    game whose seats are all taken at once (bots included) is dealt at once.
+    Without a ``name`` from the creator, the game gets a made-up one."""
     reminders = reminders or ReminderPolicy()
     reminders.check()
     parsed = _options(options)
     _check_seats(creator, parsed, seats)
     with transaction.atomic():
         game = Game.objects.create(
+            name=clean_name(name) or generated_name(),
             options=parsed.to_json(),
             creator=creator,
             reminder_first_hours=reminders.first_hours,
@@ -115,6 +124,8 @@ def create_game(
             rows.append(seat)
         Seat.objects.bulk_create(rows)
         lobby_changed.send(sender=Game, game=game, seats=rows, change="created", user=creator)
+        if all(seat.is_filled for seat in rows):
+            return _deal(store.load(game.public_id, lock=True), actor=creator)
     return game
 
 
@@ -142,7 +153,10 @@ def join_game(*, game: Game, user: User, seat_index: int | None = None) -> Seat:
         seat.user, seat.joined = user, timezone.now()
         seat.save(update_fields=["user", "joined"])
         game.save(update_fields=["updated"])  # the lobby's ETag changes with its seats
-        lobby_changed.send(sender=Game, game=game, seats=list(game.seats.all()), change="joined", user=user)
+        seats = list(game.seats.all())
+        lobby_changed.send(sender=Game, game=game, seats=seats, change="joined", user=user)
+        if all(s.is_filled for s in seats):  # the last seat taken: the game starts by itself
+            _deal(store.load(game.public_id, lock=True), actor=user)
         return seat
 
 
@@ -171,17 +185,23 @@ def start_game(*, game: Game, user: User) -> Game:
             raise GameError("game_started", "This game has already started.")
         if not all(s.is_filled for s in loaded.seats):
             raise GameError("seats_open", "Every seat must be taken before the game starts.")
-        seed = secrets.token_hex(16)
-        GameSecret.objects.create(game=game, seed=seed)
-        created = engine.create_game(GameOptions.from_json(game.options), chance(seed, 0))
-        state = engine.initial_state(created)
-        for seat in loaded.seats:
-            seat.side = engine.SIDE_NAMES[state.sides[seat.index]]
-            seat.colours = [engine.COLOUR_NAMES[c] for c in state.colours[seat.index]]
-        Seat.objects.bulk_update(loaded.seats, ["side", "colours"])
-        game.status = Game.Status.ACTIVE
-        game.started = timezone.now()
-        game.engine_version = created["engine"]
-        game.save(update_fields=["status", "started", "engine_version"])
-        store.append(loaded, state, [created], seat=None, actor=user, cause="start")
-        return game
+        return _deal(loaded, actor=user)
+
+
+def _deal(loaded: store.LoadedGame, *, actor: User) -> Game:
+    """Deal and begin ``loaded`` (locked, in the lobby, every seat filled), inside the caller's transaction."""
+    game = loaded.game
+    seed = secrets.token_hex(16)
+    GameSecret.objects.create(game=game, seed=seed)
+    created = engine.create_game(GameOptions.from_json(game.options), chance(seed, 0))
+    state = engine.initial_state(created)
+    for seat in loaded.seats:
+        seat.side = engine.SIDE_NAMES[state.sides[seat.index]]
+        seat.colours = [engine.COLOUR_NAMES[c] for c in state.colours[seat.index]]
+    Seat.objects.bulk_update(loaded.seats, ["side", "colours"])
+    game.status = Game.Status.ACTIVE
+    game.started = timezone.now()
+    game.engine_version = created["engine"]
+    game.save(update_fields=["status", "started", "engine_version"])
+    store.append(loaded, state, [created], seat=None, actor=actor, cause="start")
+    return game

@@ -36,6 +36,8 @@ class MoveForm(forms.Form):
     city = forms.IntegerField(min_value=1, max_value=6, required=False)
     size = forms.IntegerField(min_value=1, max_value=4, required=False)
     colour = forms.ChoiceField(choices=[("", "")] + [(c, c) for c in COLOUR_NAMES], required=False)
+    # The page's key for this move: the same form sent twice plays once.
+    idempotency_key = forms.CharField(max_length=64, required=False)
 
     def __init__(self, *args: Any, count: int | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

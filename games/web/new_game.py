@@ -21,6 +21,8 @@ from accounts.auth_helpers import request_user
 from accounts.ratelimit import hit
 from games import services
 from games.errors import GameError
+from games.models import Game
+from games.names import MAX_LENGTH
 
 SEAT_CHOICES = [
     ("invite", gettext_lazy("Invite by email")),
@@ -38,6 +40,12 @@ TIMEOUT_CHOICES = [
 
 
 class NewGameForm(forms.Form):
+    name = forms.CharField(
+        label=gettext_lazy("Name of the game"),
+        max_length=MAX_LENGTH,
+        required=False,
+        help_text=gettext_lazy("Leave it empty and the game gets a name such as “Harbour 27”."),
+    )
     players = forms.TypedChoiceField(
         label=gettext_lazy("Players"), choices=[(2, "2"), (3, "3"), (4, "4")], coerce=int, initial=4
     )
@@ -85,6 +93,15 @@ class NewGameForm(forms.Form):
         return [(self[f"seat_{seat}"], self[f"email_{seat}"]) for seat in (2, 3, 4)]
 
 
+def _created_message(game: Game, seats: list[services.SeatSpec]) -> str:
+    """What the creator is told: invitations are mentioned only when there are some."""
+    if game.status == Game.Status.ACTIVE:
+        return _("The game %(name)s is created and has started: every seat is taken.") % {"name": game.title}
+    if any(spec.kind == "invite" for spec in seats):
+        return _("The game %(name)s is created. Invitations are on their way.") % {"name": game.title}
+    return _("The game %(name)s is created. It starts when every seat is taken.") % {"name": game.title}
+
+
 def game_create_rate() -> str:
     """The API's ``game_create`` throttle rate, shared by this page."""
     rates = cast(dict[str, str], settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"])
@@ -108,11 +125,15 @@ def new_game(request: HttpRequest) -> HttpResponse:
         options = {"players": form.cleaned_data["players"], "six_rounds": form.cleaned_data["six_rounds"]}
         try:
             game = services.create_game(
-                creator=request_user(request), options=options, seats=form.seat_specs(), reminders=policy
+                creator=request_user(request),
+                options=options,
+                seats=form.seat_specs(),
+                reminders=policy,
+                name=form.cleaned_data.get("name") or "",
             )
         except GameError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, _("The game is created. Invitations are on their way."))
+            messages.success(request, _created_message(game, form.seat_specs()))
             return HttpResponseRedirect(reverse("games:detail", args=[game.public_id]))
     return render(request, "games/new.html", {"form": form}, status=400 if form.errors else 200)

@@ -22,6 +22,7 @@ class GameRow:
     my_turn: bool
     invited: bool
     can_start: bool
+    winners: list[str]
 
     @property
     def waiting_for_me(self) -> bool:
@@ -36,7 +37,8 @@ _STATUS_ORDER: dict[str, int] = {
 }
 
 
-def game_row(game: Game, user: User) -> GameRow:
+def game_row(game: Game, user: User, winners: list[int] | None = None) -> GameRow:
+    """``winners``: the winning seats of a finished game (``store.winners_of``)."""
     seats = sorted(game.seats.all(), key=lambda s: s.index)  # prefetched
     mine = next((s for s in seats if s.user_id == user.pk), None)
     lobby = game.status == Game.Status.LOBBY
@@ -61,6 +63,7 @@ def game_row(game: Game, user: User) -> GameRow:
         my_turn=game.status == Game.Status.ACTIVE and mine is not None and game.to_act_seat == mine.index,
         invited=invited,
         can_start=lobby and game.creator_id == user.pk and all(s.is_filled for s in seats),
+        winners=[seat_name(s) for s in seats if s.index in (winners or [])],
     )
 
 

@@ -12,6 +12,7 @@ after event N.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,13 +29,14 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.auth_helpers import request_user
 from accounts.models import User
 from games import engine, services, store
+from games.api import idempotency
 from games.api.problems import status_for
-from games.engine import COLOUR_NAMES, GameOptions, PlayerView, Resign, RuleError
+from games.engine import GameOptions, Resign, RuleError
 from games.errors import GameError, StaleVersion
 from games.models import Game, Seat
-from games.presentation import board, log, refusals, table, vocabulary
+from games.presentation import board, build, log, refusals, table, vocabulary
 
-from . import present
+from . import controls, present
 from .forms import MoveForm, ResignForm
 from .talk import talk_context
 
@@ -112,8 +114,9 @@ def _pieces_per_round(game: Game) -> int | None:
 @require_safe
 def game_list(request: HttpRequest) -> HttpResponse:
     user = request_user(request)
-    games = store.games_of(user)
-    waiting, others = present.sort_rows([present.game_row(game, user) for game in games])
+    games = list(store.games_of(user))
+    winners = store.winners_of(games)
+    waiting, others = present.sort_rows([present.game_row(game, user, winners.get(game.pk)) for game in games])
     return render(request, "games/list.html", {"waiting": waiting, "others": others})
 
 
@@ -125,6 +128,11 @@ def game_list(request: HttpRequest) -> HttpResponse:
 def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
     return _render_game(request, game, at=_parse_at(request.GET.get("at"), game.version))
+
+
+def _south_view(request: HttpRequest) -> bool:
+    """The board is drawn from the player's own side, unless they switched to the south view."""
+    return (request.POST.get("board") or request.GET.get("board")) == "south"
 
 
 def _render_game(
@@ -157,7 +165,9 @@ def _render_game(
     state = store.state_of(game, upto=at) if game.version else None
     if state is not None:
         recent = store.event_payloads(game, after=max(state.seq - RECENT_EVENTS, 0), upto=state.seq)
-        context.update(_play_context(game, state, recent, my_seat, names, at=at, move_form=move_form))
+        context.update(
+            _play_context(game, state, recent, my_seat, names, at=at, move_form=move_form, south=_south_view(request))
+        )
     return render(request, "games/detail.html", context, status=status)
 
 
@@ -209,6 +219,7 @@ def _play_context(
     *,
     at: int | None,
     move_form: MoveForm | None,
+    south: bool = False,
 ) -> dict[str, Any]:
     version = max(game.version, state.seq)
     history = at is not None and at < version
@@ -225,6 +236,8 @@ def _play_context(
             legal_cities.setdefault(p.card + 1, set()).add(p.city + 1)
     hand = table.hand_cards(view, {card: sorted(cities) for card, cities in legal_cities.items()})
     data = move_form.data if move_form is not None else {}
+    my_side = view.sides[my_seat.index] if my_seat is not None else board.SOUTH
+    drawn_from = board.SOUTH if south else my_side
 
     context: dict[str, Any] = {
         "started": True,
@@ -236,7 +249,8 @@ def _play_context(
         "total_version": version,
         "prev_at": (at if history and at is not None else version) - 1,
         "next_at": (at + 1) if history and at is not None else None,
-        "board": board.drawing(view, highlight),
+        "board": board.drawing(view, highlight, side=drawn_from, last=controls.last_placement(recent)),
+        "board_switch": "" if my_side == board.SOUTH else ("mine" if south else "south"),
         "highlighted": len(highlight),
         "players": table.player_rows(view, names),
         "supplies": table.supply_rows(view, names),
@@ -249,7 +263,8 @@ def _play_context(
         "winners": [names.get(p, "") for p in view.winners],
         "my_turn": my_turn,
         "hand": hand,
-        "rotated": seat_index is not None and view.sides[seat_index] != 0,
+        # The card's lot is shown apart only when the board is not drawn from the card holder's side.
+        "rotated": seat_index is not None and view.sides[seat_index] != drawn_from,
         "my_side": vocabulary.SIDE_LABELS[engine.SIDE_NAMES[view.sides[seat_index]]] if seat_index is not None else "",
         "can_resign": seat_index is not None
         and game.status == Game.Status.ACTIVE
@@ -258,54 +273,15 @@ def _play_context(
         "notation": data.get("notation", ""),
         "log": log.log_lines(engine.redact_events(recent, seat_index), state.seq - len(recent) + 1, names, seat_index),
     }
+    if my_turn:
+        context["idempotency_key"] = uuid.uuid4().hex  # this page's move: sent twice, played once
     if legal is not None and legal.selection is not None:
-        context["select"] = _select_context(legal.selection, data)
+        context["select"] = controls.select_context(legal.selection, data)
     elif legal is not None and legal.placements:
-        context["place"] = _place_context(view, hand, data)
+        context["place"] = controls.place_context(view, hand, data)
+        two_colours = len(view.colours[view.seat or 0]) > 1
+        context["build_options"] = build.build_options(legal.placements, two_colours=two_colours)
     return context
-
-
-def _select_context(choice: Any, data: Any) -> dict[str, Any]:
-    return {
-        "colour": COLOUR_NAMES[choice.colour],
-        "colour_label": vocabulary.colour_label(choice.colour),
-        "count": choice.count,
-        "sizes": [
-            {"size": s, "reserve": choice.reserve[s - 1], "value": data.get(f"size_{s}", "0") or "0"}
-            for s in (1, 2, 3, 4)
-        ],
-    }
-
-
-def _place_context(view: PlayerView, hand: list[table.HandCard], data: Any) -> dict[str, Any]:
-    assert view.seat is not None
-    my_colours = view.colours[view.seat]
-    chosen_card = str(data.get("card", ""))
-    card_checked = next((c.index for c in hand if str(c.card) == chosen_card), None)
-    sizes = []
-    for s in (1, 2, 3, 4):
-        left = sum(view.selection[c][s - 1] for c in my_colours)
-        if left:
-            sizes.append({"size": s, "left": left, "checked": str(data.get("size", "")) == str(s)})
-    colours = []
-    if len(my_colours) > 1:
-        for c in my_colours:
-            pieces = [s for s in (1, 2, 3, 4) for _n in range(view.selection[c][s - 1])]
-            if pieces:
-                colours.append(
-                    {
-                        "name": COLOUR_NAMES[c],
-                        "label": vocabulary.colour_label(c),
-                        "pieces": ", ".join(map(str, pieces)),
-                        "checked": data.get("colour", "") == COLOUR_NAMES[c],
-                    }
-                )
-    return {
-        "card_checked": card_checked,
-        "sizes": sizes,
-        "colours": colours,
-        "cities": [{"city": c, "checked": str(data.get("city", "")) == str(c)} for c in range(1, 7)],
-    }
 
 
 # --- actions (POST) ---------------------------------------------------------------------------
@@ -331,12 +307,7 @@ def play(request: HttpRequest, game_id: str) -> HttpResponse:
         return _render_game(request, game, move_form=form, refusal=refusal, status=400)
     action = form.action
     try:
-        services.submit_action(
-            game_id=game.public_id,
-            user=user,
-            action=action,
-            expected_version=form.cleaned_data["version"],
-        )
+        _submit_once(request, game, user, form, action)
     except StaleVersion:
         return _stale(request, game)
     except GameError as error:
@@ -351,6 +322,24 @@ def play(request: HttpRequest, game_id: str) -> HttpResponse:
         )
     messages.success(request, _("Your move was recorded: %(move)s") % {"move": engine.format_action(action)})
     return HttpResponseRedirect(_detail_url(game))
+
+
+def _submit_once(request: HttpRequest, game: Game, user: User, form: MoveForm, action: engine.Action) -> None:
+    """Play the move; with the page's idempotency key, a second sending of the
+    same form (a double click, a resend after a lost answer) plays it only once."""
+    version = form.cleaned_data["version"]
+
+    def act() -> tuple[Game, dict[str, Any]]:
+        services.submit_action(game_id=game.public_id, user=user, action=action, expected_version=version)
+        return game, {"move": engine.format_action(action)}
+
+    key = form.cleaned_data.get("idempotency_key")
+    if not key:
+        act()
+        return
+    unsigned = ("csrfmiddlewaretoken", "idempotency_key")
+    body = {name: value for name, value in request.POST.items() if name not in unsigned}
+    idempotency.once(user=user, game_id=game.public_id, key=key, print_=idempotency.fingerprint(body, version), act=act)
 
 
 @login_required

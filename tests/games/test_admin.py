@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +33,7 @@ def admin(operator: User) -> Client:
 
 
 # The admin's own pages hold icon SVGs: the board is the one with this label.
-BOARD = 'aria-label="Manhattan board"'
+BOARD = 'aria-label="Manhattan board, seen from the south side"'
 
 
 def change_url(game: Game) -> str:
@@ -146,6 +147,19 @@ def test_change_page_shows_board_and_log_but_no_secrets(admin, alice, bob, start
     assert '"drew": null' in page
     assert '"drew_count": 1' in page
     assert f'"drew": {placed.payload["drew"]}' not in page
+
+
+def test_change_page_draws_the_board_at_its_real_size_and_counts_seats_from_one(admin, started_game):
+    page = admin.get(change_url(started_game)).content.decode()
+    board = re.search(r"<svg[^>]*" + re.escape(BOARD) + r"[^>]*>", page)
+    assert board is not None
+    tag = board.group(0)
+    # A fixed size: in the admin's read-only cell a fluid SVG (max-width: 100%) shrank to 0×0.
+    assert re.search(r'width="\d+"', tag)
+    assert re.search(r'height="\d+"', tag)
+    assert "max-width" not in tag
+    seat_cells = re.findall(r'<td class="field-seat_number">\s*<p>(\d+)</p>', page)
+    assert seat_cells == ["1", "2"]
 
 
 def test_change_page_of_a_lobby_game(admin, alice):

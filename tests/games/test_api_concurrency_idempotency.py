@@ -172,7 +172,6 @@ def test_a_key_is_scoped_to_its_game(api, alice, bob, started_game):
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
     )
     services.join_game(game=other, user=bob)
-    services.start_game(game=other, user=alice)
     client = api(alice)
     first = post(client, started_game, select_body(client, started_game), HTTP_IDEMPOTENCY_KEY="same")
     second = post(client, other, select_body(client, other), HTTP_IDEMPOTENCY_KEY="same")
@@ -289,14 +288,12 @@ def test_status_and_my_turn_filters(api, alice, bob, make_user, started_game):
         seats=[services.SeatSpec("invite", email=alice.email), services.SeatSpec("me")],
     )
     services.join_game(game=gone, user=alice)
-    services.start_game(game=gone, user=bob)
     waiting = services.create_game(
         creator=bob,
         options={"players": 2, "start_player": 1},
         seats=[services.SeatSpec("invite", email=alice.email), services.SeatSpec("me")],
     )
     services.join_game(game=waiting, user=alice)
-    services.start_game(game=waiting, user=bob)  # bob (seat 1) starts: not alice's turn
     services.abandon_game(game=gone, operator=make_user(is_staff=True))
     a, b = api(alice), api(bob)
 

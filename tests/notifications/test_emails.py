@@ -96,6 +96,18 @@ def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
         placement_turn_of(game, 0)
         assert digests.send_digests() == 1
         return latest(Kind.DIGEST)
+    if kind == Kind.SEAT_ANSWERED:
+        lobby = services.create_game(
+            creator=alice,
+            options={"players": 3},
+            seats=[
+                services.SeatSpec("me"),
+                services.SeatSpec("invite", email="carol@example.com"),
+                services.SeatSpec("open"),
+            ],
+        )
+        services.join_game(game=lobby, user=User.objects.create_user(email="carol@example.com", display_name="carol"))
+        return latest(Kind.SEAT_ANSWERED, game=lobby)
     raise AssertionError(kind)
 
 
@@ -281,7 +293,7 @@ def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notificat
         # The link is a clear button in the HTML.
         assert re.search(r'<td align="center" bgcolor="#1f6f50"[^>]*>\s*<a href="http', markup)
 
-    if kind in (Kind.LOGIN, Kind.INVITATION, Kind.DIGEST):
+    if kind in (Kind.LOGIN, Kind.INVITATION, Kind.DIGEST, Kind.SEAT_ANSWERED):
         assert "Your hand" not in text
     else:
         assert_game_sections(notification, text, markup)
@@ -300,14 +312,37 @@ def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notificat
 # --- each kind's own content ---------------------------------------------------------------
 
 
+def test_the_creator_hears_who_joined_and_who_declined(alice, bob):
+    lobby = services.create_game(
+        creator=alice,
+        name="Harbour 27",
+        options={"players": 3},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email), services.SeatSpec("open")],
+    )
+    services.decline_invitation(game=lobby, user=bob)
+    declined = emails.build_message(latest(Kind.SEAT_ANSWERED, game=lobby))
+    assert declined.to == [alice.email]
+    assert declined.subject == "Manhattan Harbour 27: bob declined the invitation"
+    assert "The seat is open again" in parts(declined)[0]
+    carol = User.objects.create_user(email="carol@example.com", display_name="carol")
+    services.join_game(game=lobby, user=carol)
+    joined = emails.build_message(latest(Kind.SEAT_ANSWERED, game=lobby))
+    assert joined.subject == "Manhattan Harbour 27: carol joined"
+    assert "1 seat is still open; the game starts by itself when every seat is taken." in parts(joined)[0]
+    # The last seat: no "joined" email, the game starts and its email says who plays.
+    services.join_game(game=lobby, user=User.objects.create_user(email="dave@example.com"))
+    assert Notification.objects.filter(kind=Kind.SEAT_ANSWERED, game=lobby).count() == 2
+    assert Notification.objects.filter(kind=Kind.GAME_STARTED, game=lobby, email=alice.email).exists()
+
+
 def test_game_started_asks_the_start_player_to_select_and_explains_replies(started_game, alice):
     notification = latest(Kind.GAME_STARTED, seat=0)
     message = emails.build_message(notification)
     text, markup = parts(message)
     seen = visible_text(markup)
 
-    short = str(started_game.public_id)[:8]
-    assert message.subject == f"Manhattan {short}: the game has started, and it is your turn"
+    started_game.refresh_from_db()
+    assert message.subject == f"Manhattan {started_game.title}: the game has started, and it is your turn"
     for part in (text, seen):
         assert "Your game of Manhattan has started: 2 players, 6 rounds." in part
         assert "Your colours: red, green" in part
@@ -340,7 +375,7 @@ def test_your_turn_has_a_signed_reply_to_and_a_legal_example_move(started_game):
     version = notification.context["seq"]
     assert address == f"play+{notification.pk}v{version}x{_signature(notification.pk, version)}@localhost"
     assert message.message()["Reply-To"] == address
-    assert message.subject.startswith(f"Manhattan {str(started_game.public_id)[:8]}: your turn (round 1 of 6)")
+    assert message.subject.startswith(f"Manhattan {started_game.title}: your turn (round 1 of 6)")
 
     example = re.search(r"for example:\n {4}(.+)\n", text)
     assert example is not None

@@ -103,7 +103,7 @@ def test_a_real_worker_delivers_the_turn_email_over_smtp(alice, bob, smtp, worke
         seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
     )
     games.join_game(game=game, user=bob)
-    game = games.start_game(game=game, user=alice)
+    game.refresh_from_db()  # the last seat taken: it started by itself
     for _ in range(2):  # alice selects for both her colours; then it is bob's turn
         game.refresh_from_db()
         games.submit_action(

@@ -71,7 +71,7 @@ def new_table(alice: User, bob: User) -> Table:
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
     )
     services.join_game(game=game, user=bob)
-    game = services.start_game(game=game, user=alice)
+    game.refresh_from_db()  # the last seat taken: it started by itself
     return Table(game=game, clients={0: clients_of(alice, CLIENTS), 1: clients_of(bob, CLIENTS)})
 
 

@@ -649,7 +649,8 @@ class Table:
         return response
 
     def join_all(self) -> None:
-        for viewer in self.seat_viewers[1:]:
+        """Every invitee but the last joins: the last join deals (``start``)."""
+        for viewer in self.seat_viewers[1:-1]:
             self.post(viewer, "join")
 
     def start(self, rig: Callable[[dict[str, Any]], None] | None = None) -> None:
@@ -663,7 +664,8 @@ class Table:
                 return created
 
             self.monkeypatch.setattr(engine, "create_game", rigged)
-        self.post(self.seat_viewers[0], "start")
+        # The last seat taken, the game deals itself.
+        self.post(self.seat_viewers[-1], "join")
         assert self.truth.seed == self.seed
 
     def choose(self, state: engine.GameState, seat: int) -> Action:

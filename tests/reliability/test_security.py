@@ -147,7 +147,6 @@ def site(db: Any) -> dict[str, Any]:
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
     )
     services.join_game(game=game, user=bob)
-    services.start_game(game=game, user=alice)
     web, admin = Client(), Client()
     web.force_login(alice)
     admin.force_login(staff)

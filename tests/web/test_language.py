@@ -37,3 +37,27 @@ def test_changing_the_preference_changes_the_next_page(alice, browser):
     client = browser(alice)
     client.post("/mail/preferences/", {"frequency": "every_turn", "language": "ko", "vacation_days": ""})
     assert client.get("/games/")["Content-Language"] == "ko"
+
+
+@pytest.mark.parametrize(
+    ("language", "saved"), [("de", "Gespeichert."), ("ko", "저장했습니다."), ("fr", "Enregistré.")]
+)
+def test_preferences_confirm_in_the_language_just_chosen(alice, browser, language, saved):
+    client = browser(alice, HTTP_ACCEPT_LANGUAGE="en")
+    response = client.post(
+        "/mail/preferences/", {"frequency": "every_turn", "language": language, "vacation_days": ""}, follow=True
+    )
+    html = response.content.decode()
+    assert saved in html
+    assert f'<html lang="{language}">' in html
+
+
+def test_preferences_back_to_the_browsers_language_confirm_in_it(alice, browser):
+    alice.language = "de"
+    alice.save(update_fields=["language"])
+    client = browser(alice, HTTP_ACCEPT_LANGUAGE="nl")
+    response = client.post(
+        "/mail/preferences/", {"frequency": "every_turn", "language": "", "vacation_days": ""}, follow=True
+    )
+    assert response["Content-Language"] == "nl"
+    assert "Gespeichert." not in response.content.decode()

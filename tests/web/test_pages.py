@@ -27,7 +27,8 @@ def two_player_game(creator: User, other: User, start_player: int) -> Game:
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=other.email)],
     )
     services.join_game(game=game, user=other)
-    return services.start_game(game=game, user=creator)
+    game.refresh_from_db()  # the last seat taken: it started by itself
+    return game
 
 
 # --- my games ----------------------------------------------------------------------------
@@ -62,17 +63,13 @@ def test_my_games_needs_sign_in(client):
     assert response["Location"].startswith("/accounts/login/?next=/games/")
 
 
-def test_my_games_shows_ready_to_start_to_the_creator(alice, bob, browser):
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    assert "Ready to start" not in browser(alice).get("/games/").content.decode()
-    services.join_game(game=game, user=bob)
-    waiting = browser(alice).get("/games/").content.decode().split('data-testid="games-others"')[0]
-    assert str(game.public_id) in waiting
-    assert "Ready to start" in waiting
+def test_my_games_names_each_game_and_whose_turn_it_is(alice, bob, browser):
+    game = two_player_game(alice, bob, start_player=1)
+    html = browser(alice).get("/games/").content.decode()
+    others = html.split('data-testid="games-others"')[1]
+    assert f">{game.title}</a>" in others
+    assert str(game.public_id)[:8] not in re.sub(r'(href|data-game)="[^"]*"', "", html)  # no hex id to read
+    assert "To play: bob" in others
 
 
 # --- a game's page ----------------------------------------------------------------------------
@@ -229,25 +226,21 @@ def test_declining_opens_the_seat_and_someone_else_can_take_it(lobby, alice, bob
     assert lobby.seats.get(index=2).user == dave
 
 
-def test_the_creator_starts_when_every_seat_is_filled(lobby, alice, bob, browser):
+def test_the_game_starts_by_itself_when_the_last_seat_is_taken(lobby, alice, bob, browser):
     carol = User.objects.get(email="carol@example.com")
     browser(bob).post(f"/games/{lobby.public_id}/join/")
-    browser(carol).post(f"/games/{lobby.public_id}/join/")
-    # Only the creator may start.
-    refused = browser(bob).post(f"/games/{lobby.public_id}/start/", follow=True)
-    assert "Only the game&#x27;s creator can start it." in refused.content.decode()
     lobby.refresh_from_db()
     assert lobby.status == Game.Status.LOBBY
-
-    html = browser(alice).get(f"/games/{lobby.public_id}/").content.decode()
-    assert 'data-testid="start-button"' in html
-    response = browser(alice).post(f"/games/{lobby.public_id}/start/")
-    assert response.status_code == 302
+    browser(carol).post(f"/games/{lobby.public_id}/join/")
     lobby.refresh_from_db()
     assert lobby.status == Game.Status.ACTIVE
-    assert lobby.version == 1
+    assert lobby.version >= 1
     html = browser(alice).get(f"/games/{lobby.public_id}/").content.decode()
     assert count_testid(html, "hand-card") == 4
+    assert 'data-testid="start-button"' not in html
+    # Starting by hand now is refused: it has started.
+    refused = browser(alice).post(f"/games/{lobby.public_id}/start/", follow=True)
+    assert "This game has already started." in refused.content.decode()
 
 
 def test_start_with_an_open_seat_is_refused(lobby, alice, browser):
@@ -329,7 +322,11 @@ def test_cards_are_read_from_my_side_and_show_their_lot_on_the_board(placing_gam
     state = store.state_of(placing_game)
     south = browser(alice).get(f"/games/{placing_game.public_id}/").content.decode()
     assert "on the board: lot" not in south  # from the south the board is drawn as the cards are printed
-    north = browser(bob).get(f"/games/{placing_game.public_id}/").content.decode()
+    own_side = browser(bob).get(f"/games/{placing_game.public_id}/").content.decode()
+    assert 'data-side="2"' in own_side  # bob's board is drawn from his (north) side, as his cards read
+    assert "on the board: lot" not in own_side
+    north = browser(bob).get(f"/games/{placing_game.public_id}/?board=south").content.decode()
+    assert 'data-side="0"' in north
     assert "You sit on the north side." in north
     for card in state.hands[1]:
         lot = engine.rotation.CARD_TO_LOT[2][card] + 1

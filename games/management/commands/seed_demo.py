@@ -43,5 +43,5 @@ class Command(BaseCommand):
                     services.SeatSpec("bot", bot="random"),
                 ],
             )
-            services.start_game(game=game, user=admin)
-            self.stdout.write(f"Demo game {game.public_id}: the demo admin against three bots.")
+            # Every seat is taken, so the game was dealt as it was created.
+            self.stdout.write(f"Demo game {game.title} ({game.public_id}): the demo admin against three bots.")
