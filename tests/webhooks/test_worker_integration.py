@@ -76,7 +76,7 @@ def test_a_real_worker_delivers_a_moves_webhook_signed(alice, bob, receiver, wor
         seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
     )
     games.join_game(game=game, user=bob)
-    game = games.start_game(game=game, user=alice)
+    game.refresh_from_db()  # every seat is taken: the game has dealt itself
     for _ in range(2):  # alice selects for both her colours; then it is bob's turn
         game.refresh_from_db()
         games.submit_action(
