@@ -3,7 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.api import MeView, TokenDetailView, TokenListView
 
-from . import views
+from . import lobby, views
 from .problems import api_not_found
 
 urlpatterns = [
@@ -15,6 +15,9 @@ urlpatterns = [
     path("games/<str:game_id>/actions", views.ActionsView.as_view(), name="api-game-actions"),
     path("games/<str:game_id>/events", views.EventsView.as_view(), name="api-game-events"),
     path("games/<str:game_id>/states/<int:n>", views.StateAtView.as_view(), name="api-game-state"),
+    path("games/<str:game_id>/rematch", lobby.RematchView.as_view(), name="api-game-rematch"),
+    path("lobby", lobby.LobbyView.as_view(), name="api-lobby"),
+    path("lobby/play-now", lobby.PlayNowView.as_view(), name="api-lobby-play-now"),
     path("games/<str:game_id>/record", views.RecordView.as_view(), name="api-game-record"),
     path("tokens", TokenListView.as_view(), name="api-tokens"),
     path("tokens/<int:token_id>", TokenDetailView.as_view(), name="api-token"),
