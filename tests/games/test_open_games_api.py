@@ -47,7 +47,8 @@ def test_the_lobby_filters_by_player_count_and_pace(alice, bob, client_for):
     assert [g["pace"] for g in lobby.get("/api/v1/lobby", {"pace": "fast"}).json()] == ["fast"]
     assert lobby.get("/api/v1/lobby", {"players": "4", "pace": "fast"}).json() == []
     bad = lobby.get("/api/v1/lobby", {"pace": "glacial"})
-    assert bad.status_code == 400 and bad.json()["code"] == "bad_filter"
+    assert bad.status_code == 400
+    assert bad.json()["code"] == "bad_filter"
 
 
 def test_invitation_only_and_full_games_are_not_listed(alice, bob, lobby_game, client_for):
@@ -63,20 +64,25 @@ def test_joining_an_open_game_in_one_request_starts_it_when_full(alice, bob, cli
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["status"] == "active", "the last open seat taken: the game is dealt"
-    assert body["my_seat"] == 1 and body["state"] is not None
+    assert body["my_seat"] == 1
+    assert body["state"] is not None
     again = client_for(bob).post(f"/api/v1/games/{game['id']}/join", {}, format="json")
-    assert again.status_code == 409 and again["Content-Type"] == "application/problem+json"
+    assert again.status_code == 409
+    assert again["Content-Type"] == "application/problem+json"
 
 
 def test_play_now_seats_you_in_a_waiting_game_that_fits_or_opens_one(alice, bob, make_user, client_for):
     carol = make_user("carol@example.com")
     first = client_for(alice).post("/api/v1/lobby/play-now", {"players": 3, "pace": "fast"}, format="json")
-    assert first.status_code == 201 and first.json()["joined"] is False
+    assert first.status_code == 201
+    assert first.json()["joined"] is False
     opened = first.json()["game"]["id"]
     other_pace = client_for(bob).post("/api/v1/lobby/play-now", {"players": 3, "pace": "slow"}, format="json")
-    assert other_pace.status_code == 201 and other_pace.json()["game"]["id"] != opened
+    assert other_pace.status_code == 201
+    assert other_pace.json()["game"]["id"] != opened
     joined = client_for(carol).post("/api/v1/lobby/play-now", {"players": 3, "pace": "fast"}, format="json")
-    assert joined.status_code == 200 and joined.json()["joined"] is True
+    assert joined.status_code == 200
+    assert joined.json()["joined"] is True
     assert joined.json()["game"]["id"] == opened
     mine = client_for(alice).post("/api/v1/lobby/play-now", {"players": 3, "pace": "fast"}, format="json")
     assert mine.json()["game"]["id"] != opened, "never seated twice in one game"
@@ -117,7 +123,8 @@ def test_a_rematch_offers_the_same_players_a_new_game(alice, bob, client_for):
     assert [s["player"] for s in rematch["seats"]] == [None, "bob"], "everyone keeps their seat"
     assert rematch["seats"][0]["invited"] is True
     accepted = client_for(alice).post(f"/api/v1/games/{finished.public_id}/rematch")
-    assert accepted.status_code == 200 and accepted.json()["joined"] is True
+    assert accepted.status_code == 200
+    assert accepted.json()["joined"] is True
     assert accepted.json()["game"]["id"] == rematch["id"]
     assert accepted.json()["game"]["status"] == "active", "everyone is back: the rematch starts"
     assert Game.objects.get(public_id=rematch["id"]).rematch_of == finished
@@ -133,8 +140,10 @@ def test_a_rematch_against_bots_starts_at_once(alice, bot_game, client_for):
 
 def test_only_players_of_a_finished_game_ask_for_a_rematch(alice, bob, stranger, started_game, client_for):
     early = client_for(alice).post(f"/api/v1/games/{started_game.public_id}/rematch")
-    assert early.status_code == 409 and early.json()["code"] == "game_not_finished"
+    assert early.status_code == 409
+    assert early.json()["code"] == "game_not_finished"
     resign(started_game, alice)
     outsider = client_for(stranger).post(f"/api/v1/games/{started_game.public_id}/rematch")
-    assert outsider.status_code == 403 and outsider.json()["code"] == "not_a_player"
+    assert outsider.status_code == 403
+    assert outsider.json()["code"] == "not_a_player"
     assert client_for(alice).post("/api/v1/games/not-a-game/rematch").status_code == 404

@@ -26,7 +26,8 @@ def test_the_profile_page_shows_games_ratings_chart_and_recent_games(alice, bob)
     page = Client().get(f"/players/{bob.pk}/")
     assert page.status_code == 200
     html = page.content.decode()
-    assert "3 finished games" in html and "3 won" in html
+    assert "3 finished games" in html
+    assert "3 won" in html
     assert html.count('data-testid="recent-game"') == 3
     assert html.count('data-testid="rating-point"') == 3
     points = re.search(r'<polyline points="([^"]+)"', html)

@@ -29,7 +29,8 @@ def test_a_profile_counts_games_wins_scores_and_the_rating_history(alice, bob, c
     response = get_profile(client_for(alice), bob.pk)
     assert response.status_code == 200
     body = response.json()
-    assert body["id"] == bob.pk and body["name"] == "bob"
+    assert body["id"] == bob.pk
+    assert body["name"] == "bob"
     assert "email" not in str(body), "addresses never leave the server"
     assert body["games"] == 2
     assert body["wins"] == 1 + bob_won_second
@@ -41,14 +42,17 @@ def test_a_profile_counts_games_wins_scores_and_the_rating_history(alice, bob, c
     scores = list(SeatResult.objects.filter(user=bob).values_list("score", flat=True))
     assert body["average_score"] == pytest.approx(sum(scores) / 2)
     [rating] = body["ratings"]
-    assert rating["players"] == 2 and rating["games"] == 2 and rating["provisional"] is True
+    assert rating["players"] == 2
+    assert rating["games"] == 2
+    assert rating["provisional"] is True
     assert [point["game"] for point in rating["history"]][-1] == str(game.public_id)
     assert rating["history"][-1]["rating"] == rating["rating"]
     assert rating["rating"] == pytest.approx(rating["mu"] - 3 * rating["sigma"], abs=0.01)
     newest = body["recent"][0]
     assert newest["game"] == str(game.public_id)
     assert newest["opponents"] == [{"player_id": alice.pk, "name": "alice", "bot": ""}]
-    assert body["recent"][1]["won"] is True and body["recent"][1]["rank"] == 1
+    assert body["recent"][1]["won"] is True
+    assert body["recent"][1]["rank"] == 1
     assert body["head_to_head"] is None
 
 
@@ -92,10 +96,12 @@ def test_an_unknown_player_is_a_404_problem(alice, client_for):
 def test_a_hidden_profile_is_there_only_for_its_player(alice, bob, client_for):
     resign(two_player_game(alice, bob), alice)
     response = client_for(bob).patch(f"/api/v1/players/{bob.pk}", {"hidden": True}, format="json")
-    assert response.status_code == 200 and response.json() == {"hidden": True}
+    assert response.status_code == 200
+    assert response.json() == {"hidden": True}
     assert get_profile(client_for(alice), bob.pk).status_code == 404
     own = get_profile(client_for(bob), bob.pk)
-    assert own.status_code == 200 and own.json()["hidden"] is True
+    assert own.status_code == 200
+    assert own.json()["hidden"] is True
     # In alice's recent games bob is nobody in particular.
     assert get_profile(client_for(alice), alice.pk).json()["recent"][0]["opponents"] == [
         {"player_id": None, "name": "", "bot": ""}
@@ -110,7 +116,8 @@ def test_only_the_player_changes_their_profile(alice, bob, client_for):
     assert response.status_code == 403
     assert response.json()["code"] == "not_your_profile"
     bad = client_for(bob).patch(f"/api/v1/players/{bob.pk}", {"hidden": "perhaps"}, format="json")
-    assert bad.status_code == 400 and bad["Content-Type"] == "application/problem+json"
+    assert bad.status_code == 400
+    assert bad["Content-Type"] == "application/problem+json"
 
 
 def test_profiles_need_credentials(alice, client_for):
@@ -121,7 +128,8 @@ def test_provisional_until_ten_rated_games(alice, bob, client_for):
     for _ in range(PROVISIONAL_GAMES):
         resign(two_player_game(alice, bob), alice)
     [rating] = get_profile(client_for(alice), bob.pk).json()["ratings"]
-    assert rating["games"] == PROVISIONAL_GAMES and rating["provisional"] is False
+    assert rating["games"] == PROVISIONAL_GAMES
+    assert rating["provisional"] is False
     assert len(rating["history"]) == PROVISIONAL_GAMES
 
 
@@ -131,8 +139,10 @@ def test_a_bot_game_counts_for_the_profile_but_not_the_rating(alice, bot_game, c
     resign(bot_game, alice)
     services.play_bot_turns(game_id=bot_game.public_id)
     body = get_profile(client_for(alice), alice.pk).json()
-    assert body["games"] == 1 and body["by_players"][2] == {"players": 4, "games": 1, "wins": 0}
+    assert body["games"] == 1
+    assert body["by_players"][2] == {"players": 4, "games": 1, "wins": 0}
     assert body["ratings"] == []
     [game] = body["recent"]
-    assert game["rated"] is False and game["rank"] == 4
+    assert game["rated"] is False
+    assert game["rank"] == 4
     assert sorted(o["bot"] for o in game["opponents"]) == ["greedy", "random", "random"]
