@@ -185,3 +185,12 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} by {self.user_id}"
+
+
+class OpenGame(Game):
+    """Listed games, as the operators' admin shows the public lobby."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "open game"
+        verbose_name_plural = "open games (the public lobby)"
