@@ -16,9 +16,11 @@ from .services import open_games
 @admin.register(OpenGame)
 class OpenGameAdmin(admin.ModelAdmin[OpenGame]):
     list_display = ("public_id", "status", "creator", "size", "pace", "seats_taken", "created", "fill_with_bots_at")
-    list_filter = ("status",)
+    list_filter = ("status", "public")
     search_fields = ("public_id", "creator__email", "seats__user__email")
-    fields = ("public_id", "status", "creator", "options", "created", "listed", "fill_with_bots_at", "rematch_of")
+    fields = (
+        "public_id", "status", "creator", "options", "created", "listed", "public", "fill_with_bots_at", "rematch_of",
+    )  # fmt: skip
     readonly_fields = ("public_id", "status", "creator", "options", "created", "rematch_of")
     actions = ("unlist", "fill_with_bots_now")
 

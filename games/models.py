@@ -43,6 +43,10 @@ class Game(models.Model):
     fill_with_bots_at = models.DateTimeField(
         null=True, blank=True, help_text="An open game still waiting then gets bots in its open seats and starts."
     )
+    public = models.BooleanField(
+        default=False,
+        help_text="Anyone may watch it and it is listed; otherwise players and holders of its watch link.",
+    )
     rematch_of = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematches",
         help_text="The finished game whose players this game was offered to.",

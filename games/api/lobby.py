@@ -78,6 +78,7 @@ class PlayNowSerializer(serializers.Serializer[Any]):
 
 class OpenGameRequestSerializer(PlayNowSerializer):
     six_rounds = serializers.BooleanField(default=False)
+    public = serializers.BooleanField(default=True, help_text="Anyone may watch it (false: players and their link).")
 
 
 class SeatedSerializer(serializers.Serializer[Any]):
@@ -133,6 +134,7 @@ class LobbyView(APIView):
             pace=data["pace"],
             six_rounds=data["six_rounds"],
             bots_after_hours=data.get("bots_after_hours"),
+            public=data["public"],
         )
         return Response(game_body(store.load(game.public_id), request), status=status.HTTP_201_CREATED)
 

@@ -80,9 +80,16 @@ def _check_size(players: int, bots_after_hours: int | None) -> None:
 
 
 def open_game(
-    *, creator: User, players: int, pace: str = "normal", six_rounds: bool = False, bots_after_hours: int | None = None
+    *,
+    creator: User,
+    players: int,
+    pace: str = "normal",
+    six_rounds: bool = False,
+    bots_after_hours: int | None = None,
+    public: bool = True,
 ) -> Game:
-    """A new listed game with the creator in the first seat and the others open."""
+    """A new listed game with the creator in the first seat and the others open;
+    a game met in public is watched in public unless its creator says otherwise."""
     _check_size(players, bots_after_hours)
     policy = _policy(pace)
     with transaction.atomic():
@@ -92,10 +99,10 @@ def open_game(
             seats=[SeatSpec("me"), *[SeatSpec("open") for _ in range(players - 1)]],
             reminders=policy,
         )
-        game.listed = True
+        game.listed, game.public = True, public
         if bots_after_hours is not None:
             game.fill_with_bots_at = game.created + timedelta(hours=bots_after_hours)
-        game.save(update_fields=["listed", "fill_with_bots_at", "updated"])
+        game.save(update_fields=["listed", "public", "fill_with_bots_at", "updated"])
     return game
 
 
@@ -189,8 +196,8 @@ def rematch(*, game: Game, user: User) -> Seated:
         options = {key: game.options[key] for key in kept if key in game.options}
         policy = ReminderPolicy(game.reminder_first_hours, game.reminder_every_hours, game.timeout_hours)
         new = create_game(creator=user, options=options, seats=specs, reminders=policy)
-        new.rematch_of = game
-        new.save(update_fields=["rematch_of", "updated"])
+        new.rematch_of, new.public = game, game.public
+        new.save(update_fields=["rematch_of", "public", "updated"])
         _start_if_full(new)  # a rematch against bots alone starts at once
         new.refresh_from_db()
         return Seated(new, joined=False)
