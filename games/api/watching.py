@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,10 +14,13 @@ from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
 from games import store
+from games.errors import GameError
+from games.models import Game
 from games.services import watching
 
 from .serializers import GameSummarySerializer
 
+WATCHED = [Game.Status.ACTIVE.value, Game.Status.FINISHED.value]
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
 
@@ -28,9 +31,23 @@ class VisibilitySerializer(serializers.Serializer[Any]):
 class WatchListView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(summary="Public games to watch", responses={200: GameSummarySerializer(many=True)})
+    @extend_schema(
+        summary="Public games to watch",
+        parameters=[
+            OpenApiParameter(
+                "status", {"type": "string", "enum": WATCHED}, description="Only games being played, or finished."
+            )
+        ],
+        responses={200: GameSummarySerializer(many=True), 400: PROBLEM},
+    )
     def get(self, request: Request) -> Response:
-        games = watching.watchable_games()[:100]
+        games = watching.watchable_games()
+        wanted = request.query_params.get("status")
+        if wanted is not None:
+            if wanted not in WATCHED:
+                raise GameError("bad_filter", f"'status' is one of {', '.join(WATCHED)}.")
+            games = games.filter(status=wanted)
+        games = games[:100]
         return Response(GameSummarySerializer(games, many=True, context={"request": request}).data)
 
 

@@ -109,3 +109,14 @@ def test_spectators_read_the_public_view_through_the_api(started_game, stranger,
     assert body["my_seat"] is None
     assert all("hand" not in player or player["hand"] is None for player in body["state"]["players"])
     assert client_for(None).get("/api/v1/watch").json() == [], "a private game is not listed"
+
+
+def test_the_watch_list_filters_by_status(alice, bob, client_for):
+    game = two_player_game(alice, bob)
+    watching.set_public(game=game, user=alice, public=True)
+    anyone = client_for(None)
+    assert [g["id"] for g in anyone.get("/api/v1/watch", {"status": "active"}).json()] == [str(game.public_id)]
+    assert anyone.get("/api/v1/watch", {"status": "finished"}).json() == []
+    bad = anyone.get("/api/v1/watch", {"status": "lobby"})
+    assert bad.status_code == 400
+    assert bad.json()["code"] == "bad_filter"
