@@ -32,6 +32,7 @@ def test_anyone_sees_the_open_games_and_the_filters_work(alice, bob, browser):
 
 def test_one_click_joins_and_the_full_game_starts(alice, bob, browser):
     game = open_games.open_game(creator=alice, players=2)
+    assert 'data-testid="starts-when-full"' in browser(alice).get(f"/games/{game.public_id}/").content.decode()
     page = browser(bob).get("/games/lobby/").content.decode()
     assert f'action="/games/{game.public_id}/join/"' in page
     response = browser(bob).post(f"/games/{game.public_id}/join/")
