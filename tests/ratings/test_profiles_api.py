@@ -146,3 +146,19 @@ def test_a_bot_game_counts_for_the_profile_but_not_the_rating(alice, bot_game, c
     assert game["rated"] is False
     assert game["rank"] == 4
     assert sorted(o["bot"] for o in game["opponents"]) == ["greedy", "random", "random"]
+
+
+def test_recomputing_rebuilds_the_same_profiles(alice, bob, bot_game, client_for):
+    from django.core.management import call_command
+
+    from games import services
+
+    resign(two_player_game(alice, bob), alice)
+    resign(two_player_game(bob, alice), alice)
+    resign(bot_game, alice)
+    services.play_bot_turns(game_id=bot_game.public_id)
+    before = [get_profile(client_for(alice), user.pk).json() for user in (alice, bob)]
+    rows = sorted(SeatResult.objects.values_list("game_id", "seat", "score", "rank", "won", "rated"))
+    call_command("recompute_ratings", stdout=None)
+    assert sorted(SeatResult.objects.values_list("game_id", "seat", "score", "rank", "won", "rated")) == rows
+    assert [get_profile(client_for(alice), user.pk).json() for user in (alice, bob)] == before
