@@ -39,9 +39,10 @@ class PlayerView(APIView):
     @extend_schema(
         summary="A player's profile",
         parameters=[
+            OpenApiParameter("player_id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH),
             OpenApiParameter(
                 "opponent", {"type": "integer", "minimum": 1}, description="Add the head-to-head against this player."
-            )
+            ),
         ],
         responses={200: ProfileSerializer, 400: PROBLEM, 404: NOT_FOUND},
     )
@@ -61,6 +62,7 @@ class PlayerView(APIView):
 
     @extend_schema(
         summary="Hide or show my profile",
+        parameters=[OpenApiParameter("player_id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH)],
         request=ProfileSettingsSerializer,
         responses={200: ProfileSettingsSerializer, 403: PROBLEM, 404: NOT_FOUND},
     )

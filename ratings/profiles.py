@@ -101,9 +101,12 @@ def is_hidden(user: User) -> bool:
 
 def visible_player(player_id: object, viewer: object) -> User:
     """The player with this id, if ``viewer`` may see their profile."""
+    raw = str(player_id)
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 12):  # larger than any id, and than SQLite's integers
+        raise ProfileNotFound
     try:
-        user = User.objects.select_related("profile_setting").get(pk=int(str(player_id)), is_active=True)
-    except (User.DoesNotExist, ValueError, TypeError) as error:
+        user = User.objects.select_related("profile_setting").get(pk=int(raw), is_active=True)
+    except User.DoesNotExist as error:
         raise ProfileNotFound from error
     if is_hidden(user) and getattr(viewer, "pk", None) != user.pk:
         raise ProfileNotFound

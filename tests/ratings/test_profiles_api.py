@@ -87,7 +87,7 @@ def test_a_bad_opponent_is_a_problem(alice, client_for, opponent):
 
 
 def test_an_unknown_player_is_a_404_problem(alice, client_for):
-    for player in ("424242", "abc"):
+    for player in ("424242", "abc", "9" * 30, "-1", "１"):
         response = client_for(alice).get(f"/api/v1/players/{player}")
         assert response.status_code == 404
         assert response.json()["code"] == "player_not_found"
