@@ -23,3 +23,7 @@ lobby_changed = Signal()
 # A player took their seat back from the timeout bot: ``loaded`` (no state),
 # ``seat`` and ``now``.
 player_returned = Signal()
+
+# A player wrote at a game's table: ``message`` (a ``talk.TableMessage``) and
+# ``loaded`` (the game with its seats, no state). Sent in the writer's transaction.
+message_posted = Signal()

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "accounts",
     "games",
+    "games.talk",
     "notifications",
     "ratings",
     "anymail",
@@ -166,6 +167,9 @@ CELERY_TASK_ROUTES = {
 BOT_SEARCH_SECONDS: float | None = float(env("BOT_SEARCH_SECONDS", "1.0"))
 BOT_SEARCH_ITERATIONS: int | None = env_int("BOT_SEARCH_ITERATIONS", 0) or None
 BOT_TASK_SECONDS = env_int("BOT_TASK_SECONDS", 20)  # then the task queues itself again
+# Table talk: how many messages one player may write in one game.
+TALK_MESSAGES_PER_MINUTE = env_int("TALK_MESSAGES_PER_MINUTE", 5)
+TALK_MESSAGES_PER_DAY = env_int("TALK_MESSAGES_PER_DAY", 200)
 # One beat runs these; each is a sweep over due rows, never a long ETA task.
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": env_int("BOT_SWEEP_SECONDS", 60)},

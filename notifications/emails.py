@@ -21,9 +21,14 @@ from accounts.models import User
 from games import engine, store
 from games.models import Game
 from games.presentation import board, log, refusals, table, vocabulary
+from games.talk import services as talk
 
 from .models import UNSUBSCRIBABLE, Kind, Notification
 from .reply_address import reply_address
+
+# Kinds whose email carries what the other players wrote at the table since
+# the recipient's previous such email (table talk sends no mail of its own).
+TALK_CARRIED = (Kind.YOUR_TURN, Kind.GAME_OVER)
 
 # Kinds whose email invites a reply with a move (when it is the recipient's turn).
 REPLY_INVITED = (Kind.YOUR_TURN, Kind.REMINDER, Kind.GAME_STARTED, Kind.MOVE_REFUSED, Kind.TIMEOUT)
@@ -74,11 +79,30 @@ def email_context(notification: Notification) -> dict[str, Any]:
         return context
     assert user is not None
     context["link"] = links.game_url(user, str(game.public_id))
+    if notification.kind in TALK_CARRIED:
+        context["table_talk"] = _table_talk(notification, user, game)
     if notification.seat is not None:
         context.update(_game_part(game, notification.seat, notification.context.get("seq") or game.version))
         if notification.kind == Kind.TIMEOUT and "from_seq" in notification.context:
             context["bot_moves"] = _bot_moves(game, notification.seat, notification.context)
     return context
+
+
+def _table_talk(notification: Notification, user: User, game: Game) -> list[dict[str, str]]:
+    """ "Ivy wrote: …": the messages of the others since the previous email that carried them."""
+    if not talk.anyone_wrote(game, to=user, until=notification.created):
+        return []  # most turn emails: one query, and no more
+    previous = (
+        Notification.objects.filter(user=user, game=game, kind__in=TALK_CARRIED, created__lt=notification.created)
+        .order_by("-created")
+        .values_list("created", flat=True)
+        .first()
+    )
+    names = vocabulary.seat_names(game.seats.all(), user)
+    return [
+        {"name": names.get(message.seat, message.author.public_name), "text": message.text}
+        for message in talk.written_since(game, user, previous, until=notification.created)
+    ]
 
 
 def _bot_moves(game: Game, seat: int, data: dict[str, Any]) -> list[str]:

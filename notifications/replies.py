@@ -14,7 +14,9 @@ at the first step it fails:
    earlier position is not played on a newer board; the player gets the
    position now and a fresh address instead;
 6. the move (``inbound.body``) is played through ``games.services``, or the
-   refusal is answered by email with the reason and the legal options.
+   refusal is answered by email with the reason and the legal options; the
+   lines after the move, or a reply with no move at all, go to the game's
+   table as a message (``games.talk``).
 
 Every drop and refusal is logged and counted (``InboundRefusal``, in the
 admin). Refusal emails to one player are capped (``REFUSALS_PER_HOUR``).
@@ -35,10 +37,11 @@ from django.utils import timezone
 from games import engine, services
 from games.errors import GameError, StaleVersion
 from games.models import Game
+from games.talk import services as talk
 
 from . import outbox
 from .inbound import screening
-from .inbound.body import the_move
+from .inbound.body import mentions_the_notation, move_and_note
 from .models import InboundRefusal, Kind, Notification, Reply
 from .reply_address import SUBJECT_TOKEN, TOKEN, ReplyToken, read
 
@@ -121,9 +124,13 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
     game.refresh_from_db()
     if game.status != Game.Status.ACTIVE:
         return inbound.drop(InboundRefusal.Reason.GAME_OVER, "the game is over")
-    text = the_move(message)
+    text, note = move_and_note(message)
+    action = _read_move(text)
+    if action is None:  # no move at all: what they wrote is for the table
+        return _post_note(inbound, notification, "\n".join(part for part in (text, note) if part))
     version = token.version if token.version is not None else _version_shown(notification)
     if version != game.version:
+        _post_note(inbound, notification, note)
         return _answer_stale(inbound, notification, text)
     try:
         with transaction.atomic():
@@ -131,18 +138,62 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
                 # The move and the record of its message are stored together: a
                 # redelivered message finds the record and is not played again.
                 Reply.objects.create(message_id=inbound.message_id, notification=notification, outcome="played")
-            services.submit_action(
-                game_id=game.public_id, user=user, action=engine.parse_action(text), expected_version=version
-            )
+            if isinstance(action, Exception):
+                raise action
+            services.submit_action(game_id=game.public_id, user=user, action=action, expected_version=version)
+            _write_note(user, game, note)
     except IntegrityError:  # a redelivery of a message that was played
         return ReplyOutcome(True, "played before")
     except StaleVersion:  # another move was stored meanwhile
+        _post_note(inbound, notification, note)
         return _answer_stale(inbound, notification, text)
     except (engine.NotationError, engine.RuleError, GameError) as error:
         reason = getattr(error, "message", str(error))
+        _post_note(inbound, notification, note)
         _refuse(inbound, notification, text, reason, error)
         return ReplyOutcome(False, reason)
     return ReplyOutcome(True, "played")
+
+
+def _read_move(text: str) -> engine.Action | engine.NotationError | None:
+    """The move in ``text``; the notation error to answer if it tries to be
+    one; None if it is not a move at all (unreadable from its first word, with
+    no digit and no word of the notation), so that it goes to the table as a
+    message."""
+    try:
+        return engine.parse_action(text)
+    except engine.NotationError as error:
+        if text and error.position == 0 and not mentions_the_notation(text):
+            return None
+        return error
+
+
+def _write_note(user: Any, game: Game, note: str) -> None:
+    """Post ``note`` at the table in a savepoint: a note over the limits is
+    dropped (and logged) without undoing the move it came with."""
+    if not note:
+        return
+    try:
+        with transaction.atomic():
+            talk.post_message(game.public_id, user, note, via="email")
+    except GameError as error:
+        logger.info("note by email not posted in game %s: %s", game.pk, error.code)
+
+
+def _post_note(inbound: _Inbound, notification: Notification, note: str) -> ReplyOutcome:
+    """Post the player's note at the table, once per message (by Message-ID)."""
+    assert notification.user is not None
+    assert notification.game is not None
+    if not note:
+        return ReplyOutcome(False, "nothing to post")
+    try:
+        with transaction.atomic():
+            if inbound.message_id:
+                Reply.objects.create(message_id=inbound.message_id, notification=notification, outcome="message")
+            _write_note(notification.user, notification.game, note)
+    except IntegrityError:
+        return ReplyOutcome(True, "posted before")
+    return ReplyOutcome(True, "message posted")
 
 
 def _version_shown(notification: Notification) -> int:

@@ -14,6 +14,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from .talk import MessageSerializer
+
 COLOURS = ["red", "blue", "green", "yellow"]
 SIDES = ["S", "W", "N", "E"]
 PHASES = ["selection", "placement", "round_over", "finished"]
@@ -170,6 +172,9 @@ class LoggedEventSerializer(EventSerializer):
 class EventsSerializer(serializers.Serializer[Any]):
     version = serializers.IntegerField()
     events = LoggedEventSerializer(many=True)
+    messages = MessageSerializer(
+        many=True, required=False, help_text="The table talk, for the game's players only (never for others)."
+    )
 
 
 class StateAtSerializer(serializers.Serializer[Any]):

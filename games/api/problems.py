@@ -36,6 +36,9 @@ STATUS_BY_CODE = {
     "not_invited": 403,
     "undo_forbidden": 403,
     "game_not_found": 404,
+    "player_not_found": 404,
+    "opponent_not_found": 404,
+    "not_your_profile": 403,
     "no_such_event": 404,
     "game_started": 409,
     "already_seated": 409,
@@ -49,6 +52,7 @@ STATUS_BY_CODE = {
     "corrupt_log": 409,
     "precondition_failed": 412,
     "version_required": 428,
+    "too_many_messages": 429,
 }
 
 
@@ -56,7 +60,7 @@ def status_for(code: str) -> int:
     return STATUS_BY_CODE.get(code, 422)
 
 
-_DRF_CODES = {
+DRF_CODES = {
     exceptions.ParseError: "malformed_request",
     exceptions.AuthenticationFailed: "authentication_failed",
     exceptions.NotAuthenticated: "not_authenticated",
@@ -97,7 +101,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             422, exc.code, exc.message, position=exc.position, token=exc.token, pointer=exc.pointer()
         )
     if isinstance(exc, GameError):
-        return problem_response(status_for(exc.code), exc.code, exc.message, **exc.extra)
+        wait = exc.extra.get("retry_after")
+        headers = {"Retry-After": str(wait)} if wait is not None else None
+        return problem_response(status_for(exc.code), exc.code, exc.message, headers=headers, **exc.extra)
     if isinstance(exc, (DatabaseOperationalError, InterfaceError)):
         # The transaction rolled back: retrying is safe (versions and
         # Idempotency-Keys cover a commit whose answer was lost).
@@ -115,7 +121,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     response = exception_handler(exc, context)
     if response is None or not isinstance(exc, exceptions.APIException):
         return response
-    code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
+    code = next((c for cls, c in DRF_CODES.items() if isinstance(exc, cls)), "error")
     own = exc.get_codes()
     if isinstance(own, str) and own != exc.default_code:  # raised with a code of its own
         code = own

@@ -3,10 +3,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.api import MeView, TokenDetailView, TokenListView
 
-from . import lobby, views, watching
+from . import index, lobby, talk, views, watching
 from .problems import api_not_found
 
 urlpatterns = [
+    path("", index.ApiIndexView.as_view(), name="api-index"),
+    path("problems/", index.ProblemListView.as_view(), name="api-problems"),
+    path("problems/<str:code>", index.ProblemView.as_view(), name="api-problem"),
     path("games", views.GameListView.as_view(), name="api-games"),
     path("games/<str:game_id>", views.GameDetailView.as_view(), name="api-game"),
     path("games/<str:game_id>/join", views.JoinView.as_view(), name="api-game-join"),
@@ -21,6 +24,8 @@ urlpatterns = [
     path("lobby", lobby.LobbyView.as_view(), name="api-lobby"),
     path("lobby/play-now", lobby.PlayNowView.as_view(), name="api-lobby-play-now"),
     path("games/<str:game_id>/record", views.RecordView.as_view(), name="api-game-record"),
+    path("games/<str:game_id>/messages", talk.MessagesView.as_view(), name="api-game-messages"),
+    path("games/<str:game_id>/seats/<int:index>/mute", talk.MuteView.as_view(), name="api-game-seat-mute"),
     path("tokens", TokenListView.as_view(), name="api-tokens"),
     path("tokens/<int:token_id>", TokenDetailView.as_view(), name="api-token"),
     path("me", MeView.as_view(), name="api-me"),

@@ -26,7 +26,7 @@ from games.errors import GameError, StaleVersion
 from games.models import Game
 from games.services import open_games, play
 
-from . import idempotency
+from . import idempotency, talk
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
 from .serializers import (
     ActionRequestSerializer,
@@ -292,7 +292,10 @@ class EventsView(APIView):
             }
             for row in rows
         ]
-        return Response({"version": loaded.game.version, "events": events})
+        body: dict[str, Any] = {"version": loaded.game.version, "events": events}
+        if own is not None:  # the table talk is the players' alone
+            body["messages"] = talk.messages_of(loaded, request)
+        return Response(body)
 
 
 class StateAtView(APIView):

@@ -37,6 +37,7 @@ from games.services import open_games
 
 from . import present
 from .forms import MoveForm, ResignForm
+from .talk import talk_context
 
 RECENT_EVENTS = 12
 
@@ -153,6 +154,7 @@ def _render_game(
     }
     if game.status == Game.Status.LOBBY:
         context.update(_lobby_context(game, seats, my_seat, user))
+    context.update(talk_context(game, user, my_seat, names))
     state = store.state_of(game, upto=at) if game.version else None
     if state is not None:
         recent = store.event_payloads(game, after=max(state.seq - RECENT_EVENTS, 0), upto=state.seq)

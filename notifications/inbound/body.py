@@ -21,6 +21,8 @@ from email.message import Message
 from mailparser_reply import EmailReplyParser
 from mailparser_reply.constants import GENERIC_MAIL_SEPARATOR
 
+from games.engine.notation_words import COLOURS, PARTS, VERBS, word_key
+
 from .html_text import html_to_text
 from .screening import clean
 
@@ -97,24 +99,58 @@ def _history_header_lines(text: str) -> tuple[set[int], int | None]:
     return attributions, history
 
 
-def move_line(text: str) -> str:
-    """The line of ``text`` (a reply's text) that holds the move, or ""."""
+def own_lines(text: str) -> list[str]:
+    """The player's own lines in ``text`` (a reply's text): the first block of
+    lines that are neither quoted nor history, from its first non-blank line."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     attributions, history = _history_header_lines("\n".join(lines))
+    own: list[str] = []
     for number, line in enumerate(lines):
         if history is not None and number >= history:
-            break  # unquoted history: the email we sent, never the player's move
+            break  # unquoted history: the email we sent, never the player's text
         stripped = line.strip()
-        if not stripped or number in attributions:
-            continue
         if _ORIGINAL_SPACED.match(stripped):
             break
-        if _quoted(line):
+        if number in attributions or _quoted(line) or (stripped and _is_attribution(lines, number)):
+            if own:
+                break  # the player's block ends where the quote begins
             continue
-        if _is_attribution(lines, number):
-            continue  # "… wrote:" in a language or a form the library does not know, above a quote
-        return stripped[:MAX_LINE]
-    return ""
+        if stripped or own:
+            own.append(stripped[:MAX_LINE])
+    while own and not own[-1]:
+        own.pop()
+    return own
+
+
+def move_line(text: str) -> str:
+    """The line of ``text`` (a reply's text) that holds the move, or ""."""
+    own = own_lines(text)
+    return own[0] if own else ""
+
+
+def move_and_note(message: Message) -> tuple[str, str]:
+    """The first line of the player's own text in ``message`` (the move, if
+    it is one) and the lines after it without the signature (a note for the
+    table), each "" when absent."""
+    own = own_lines(reply_text(message))
+    if not own:
+        return "", ""
+    written = EmailReplyParser(languages=LANGUAGES).read("\n".join(own)).replies
+    body = written[0].body.split("\n") if written else own
+    if not body or body[0].strip() != own[0]:
+        body = own  # the library read the first line as a signature: keep what was written
+    return own[0], "\n".join(body[1:]).strip()
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def mentions_the_notation(line: str) -> bool:
+    """Whether ``line`` tries to be a move: it has a digit of any script, or a
+    word of the notation in any language ("place", "Karte", "rouge")."""
+    if any(char.isdigit() for char in line):
+        return True
+    return any((key := word_key(word)) in PARTS or key in VERBS or key in COLOURS for word in _WORD.findall(line))
 
 
 def _is_attribution(lines: list[str], number: int) -> bool:

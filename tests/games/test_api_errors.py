@@ -561,7 +561,7 @@ def test_events_after_with_thousands_of_digits(api, alice, started_game):
 def test_after_beyond_the_log_is_an_empty_page(api, alice, started_game):
     response = api(alice).get(f"{API}/games/{started_game.public_id}/events", {"after": "1000000"})
     assert response.status_code == 200
-    assert response.json() == {"version": started_game.version, "events": []}
+    assert response.json() == {"version": started_game.version, "events": [], "messages": []}
 
 
 def test_bad_status_filter(api, alice):

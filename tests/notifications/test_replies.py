@@ -151,16 +151,14 @@ def test_a_reply_with_a_move_on_the_first_line_plays_it(started_game, reply_addr
     assert Reply.objects.get().message_id == "<move-1@mail.example.com>"
 
 
-def test_a_garbage_first_line_plays_nothing_and_is_answered(
-    started_game, reply_address, receive, mailoutbox, your_turn
-):
+def test_a_garbled_move_plays_nothing_and_is_answered(started_game, reply_address, receive, mailoutbox, your_turn):
     before = events(started_game)
 
-    receive(raw_reply(reply_address, "plz put my tower somewhere nice", message_id="<garbage@mail.example.com>"))
+    receive(raw_reply(reply_address, "plz put my tower in city 3", message_id="<garbage@mail.example.com>"))
 
     assert events(started_game) == before
     refused = latest(Kind.MOVE_REFUSED, seat=0)
-    assert refused.context["move"] == "plz put my tower somewhere nice"
+    assert refused.context["move"] == "plz put my tower in city 3"
     assert outbox.deliver(refused.pk) is True
     assert len(mailoutbox) == 1
     sent = mailoutbox[0]
@@ -169,9 +167,9 @@ def test_a_garbage_first_line_plays_nothing_and_is_answered(
     reason = "unknown word; write e.g. 'card 5 city 3 size 2' (at 'plz', column 1)."
     assert refused.context["reason"] == reason
     assert f"Why: {reason}" in text
-    assert "plz put my tower somewhere nice\n^" in text
+    assert "plz put my tower in city 3\n^" in text
     assert "<pre" in markup
-    assert "plz put my tower somewhere nice\n^</pre>" in markup
+    assert "plz put my tower in city 3\n^</pre>" in markup
     assert "You can play:" in text
     assert "You can play:" in visible_text(markup)
     assert "- Card " in text
@@ -287,7 +285,9 @@ def test_the_webhook_refuses_requests_without_the_right_basic_auth(
 
 
 def test_the_command_reports_the_outcome(started_game, monkeypatch, reply_address, legal_move):
-    assert run_command(monkeypatch, raw_reply(reply_address, "hello", message_id="<a@b>")).startswith("refused: ")
+    assert run_command(monkeypatch, raw_reply(reply_address, "card 99", message_id="<a@b>")).startswith("refused: ")
+    chat = raw_reply(reply_address, "hello", message_id="<e@f>")
+    assert run_command(monkeypatch, chat) == "accepted: message posted\n"
     assert run_command(monkeypatch, raw_reply(reply_address, legal_move, message_id="<c@d>")) == "accepted: played\n"
     forged = reply_address.replace(reply_address.split("x", 1)[1][:20], "f" * 20)
     assert run_command(monkeypatch, raw_reply(forged, legal_move, message_id="<e@f>")) == (
