@@ -147,3 +147,11 @@ def test_only_players_of_a_finished_game_ask_for_a_rematch(alice, bob, stranger,
     assert outsider.status_code == 403
     assert outsider.json()["code"] == "not_a_player"
     assert client_for(alice).post("/api/v1/games/not-a-game/rematch").status_code == 404
+
+
+def test_the_bot_fill_sweep_is_scheduled(settings):
+    from manhattan_site.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["fill-open-games-with-bots"]
+    assert entry["task"] in app.tasks
+    assert entry["task"] == fill_open_games_with_bots.name
