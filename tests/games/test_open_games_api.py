@@ -155,3 +155,14 @@ def test_the_bot_fill_sweep_is_scheduled(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["fill-open-games-with-bots"]
     assert entry["task"] in app.tasks
     assert entry["task"] == fill_open_games_with_bots.name
+
+
+def test_the_demo_leaves_one_open_game_in_the_lobby(client_for):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("seed_demo", stdout=StringIO())
+    call_command("seed_demo", stdout=StringIO())  # safe to run again
+    [waiting] = client_for(None).get("/api/v1/lobby").json()
+    assert (waiting["creator"], waiting["players"], waiting["pace"]) == ("Alice", 2, "fast")
