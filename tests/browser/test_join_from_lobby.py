@@ -19,13 +19,10 @@ from accounts.models import User
 from games.models import Game
 from games.services import open_games
 from notifications import outbox
-from tests.browser.test_play_in_chromium import (  # the browser and the live server's clean-up
-    browser,
-    live_server_connections_closed,
-)
+from tests.browser.test_play_in_chromium import browser  # the same Chromium
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-__all__ = ["browser", "live_server_connections_closed"]
+__all__ = ["browser"]
 # The sign-in link with where it leads afterwards (?next=).
 SIGN_IN_LINK = re.compile(r"https?://[^\s/]+/accounts/link/login/[^/\s]+/(\?next=[^\s]+)?")
 

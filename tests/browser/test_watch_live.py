@@ -10,14 +10,11 @@ import pytest
 from accounts.models import User
 from games import engine, store
 from games.services import open_games
-from tests.browser.test_play_in_chromium import (  # the browser and the live server's clean-up
-    browser,
-    live_server_connections_closed,
-)
+from tests.browser.test_play_in_chromium import browser  # the same Chromium
 from tests.web.conftest import select_all
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-__all__ = ["browser", "live_server_connections_closed"]
+__all__ = ["browser"]
 
 
 def test_a_stranger_watches_a_public_game_live(
