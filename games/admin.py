@@ -189,3 +189,6 @@ class GameAdmin(admin.ModelAdmin[Game]):
             "title": f"Replay of game {game.public_id}",
         }
         return TemplateResponse(request, "admin/games/game/replay.html", context)
+
+
+from . import admin_lobby  # noqa: E402, F401 - registers the public lobby's admin

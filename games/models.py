@@ -41,6 +41,19 @@ class Game(models.Model):
         null=True, blank=True, default=7 * 24, help_text="After this long a bot moves for the absent player."
     )
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
+    # Open games (games/services/open_games.py): listed in the public lobby for anyone to join.
+    listed = models.BooleanField(default=False, help_text="Listed in the public lobby: anyone may take an open seat.")
+    fill_with_bots_at = models.DateTimeField(
+        null=True, blank=True, help_text="An open game still waiting then gets bots in its open seats and starts."
+    )
+    public = models.BooleanField(
+        default=False,
+        help_text="Anyone may watch it and it is listed; otherwise players and holders of its watch link.",
+    )
+    rematch_of = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematches",
+        help_text="The finished game whose players this game was offered to.",
+    )  # fmt: skip
     created = models.DateTimeField(default=timezone.now)
     updated = models.DateTimeField(auto_now=True)
     started = models.DateTimeField(null=True, blank=True)
@@ -51,6 +64,8 @@ class Game(models.Model):
         indexes: ClassVar[list[models.Index]] = [
             # Lists look for active games whose turn started long ago.
             models.Index(fields=["status", "turn_since"], name="game_status_turn_since"),
+            # The public lobby: listed games still waiting for players.
+            models.Index(fields=["listed", "status", "created"], name="game_listed_status_created"),
         ]
 
     def __str__(self) -> str:
@@ -184,3 +199,12 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} by {self.user_id}"
+
+
+class OpenGame(Game):
+    """Listed games, as the operators' admin shows the public lobby."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "open game"
+        verbose_name_plural = "open games (the public lobby)"

@@ -10,9 +10,10 @@ from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 from django.dispatch import receiver
+from django.utils import timezone
 
 from .models import Game
-from .services import play
+from .services import open_games, play
 from .signals import events_appended
 from .store import LoadedGame
 
@@ -60,3 +61,14 @@ def _enqueue(public_id: str) -> None:
         play_bot_turns.delay(public_id)
     except Exception:  # the broker is down: the move is stored; the bot sweep picks the game up
         logger.warning("could not enqueue bot turns for game %s", public_id, exc_info=True)
+
+
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+def fill_open_games_with_bots() -> int:
+    """Periodic: open games whose creator asked for bots after some hours get
+    them in their open seats and start; the number of games started. Each game
+    is claimed under its row lock (skipping locked rows), so two overlapping
+    sweeps never fill one game twice."""
+    now = timezone.now()
+    due = list(open_games.games_due_for_bots(now).values_list("pk", flat=True)[:200])
+    return sum(open_games.fill_with_bots(game_id=pk, now=now) for pk in due)

@@ -179,6 +179,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "notifications.tasks.sweep_reminders",
         "schedule": env_int("REMINDER_SWEEP_SECONDS", 300),
     },
+    "fill-open-games-with-bots": {
+        "task": "games.tasks.fill_open_games_with_bots",
+        "schedule": env_int("BOT_FILL_SWEEP_SECONDS", 300),
+    },
     "send-digests": {"task": "notifications.tasks.send_digests", "schedule": env_int("DIGEST_SWEEP_SECONDS", 3600)},
     "sweep-webhooks": {"task": "webhooks.tasks.sweep_webhooks", "schedule": env_int("WEBHOOK_SWEEP_SECONDS", 30)},
 }

@@ -5,11 +5,15 @@ from django.views.generic import RedirectView
 
 from games.api.problems import api_not_found
 from notifications.inbound import webhook
+from ratings.api import LeaderboardView, PlayerView
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),
     path("admin/", admin.site.urls),
     path("api/v1/", include("webhooks.api.urls")),
+    # The players API lives in the ratings app; games' API URLs end in a catch-all 404.
+    path("api/v1/players/<str:player_id>", PlayerView.as_view(), name="api-player"),
+    path("api/v1/leaderboard", LeaderboardView.as_view(), name="api-leaderboard"),
     path("api/v1/", include("games.api.urls")),
     re_path(r"^api/", api_not_found),
     path("accounts/", include("accounts.urls")),
@@ -17,6 +21,7 @@ urlpatterns = [
     # Only the configured mail provider's inbound route (INBOUND_PROVIDER).
     path("inbound/", include((webhook.urlpatterns(), "anymail"))),
     path("games/", include("games.web.urls")),
+    path("", include("ratings.urls")),
 ]
 if settings.DEBUG:
     urlpatterns.append(path("i18n/", include("django.conf.urls.i18n")))

@@ -70,3 +70,47 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating_id} in game {self.game_id}: {self.mu_before:.1f} -> {self.mu_after:.1f}"
+
+
+class SeatResult(models.Model):
+    """How one seat ended a finished game: what a profile counts (games, wins,
+    scores, head-to-head) without folding every game again. Written in the
+    transaction that finishes the game, for people and bots alike."""
+
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="seat_results"
+    )
+    bot = models.CharField(max_length=10, blank=True)
+    players = models.PositiveSmallIntegerField()
+    score = models.IntegerField()
+    rank = models.PositiveSmallIntegerField(help_text="1 for the winner(s); resigned players last.")
+    won = models.BooleanField()
+    resigned = models.BooleanField(default=False)
+    rated = models.BooleanField(default=False, help_text="Whether the game moved this seat's rating.")
+    finished = models.DateTimeField()
+
+    class Meta:
+        ordering: ClassVar[list[str]] = ["-finished", "pk"]
+        constraints: ClassVar[list[Any]] = [
+            models.UniqueConstraint(fields=["game", "seat"], name="seat_result_once_per_seat")
+        ]
+        indexes: ClassVar[list[models.Index]] = [
+            models.Index(fields=["user", "-finished"], name="seat_result_user_finished"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of {self.game_id}: {self.score} (rank {self.rank})"
+
+
+class ProfileSetting(models.Model):
+    """A player's choices about their profile, kept here rather than on the user:
+    a hidden profile is shown to nobody else and leaves the leaderboards."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile_setting")
+    hidden = models.BooleanField(default=False)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"profile of {self.user_id}{' (hidden)' if self.hidden else ''}"

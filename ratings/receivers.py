@@ -10,6 +10,7 @@ from django.dispatch import receiver
 from games import engine, store
 from games.signals import events_appended
 
+from .results import record_results
 from .services import rate_game
 
 
@@ -18,4 +19,5 @@ def rate_finished_game(
     sender: Any, *, loaded: store.LoadedGame, events: list[engine.Event], now: datetime, **kwargs: Any
 ) -> None:
     if loaded.state is not None and any(event["type"] == "game_finished" for event in events):
-        rate_game(loaded.game, loaded.seats, loaded.state, now)
+        changes = rate_game(loaded.game, loaded.seats, loaded.state, now)
+        record_results(loaded.game, loaded.seats, loaded.state, now, changes)

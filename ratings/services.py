@@ -24,22 +24,13 @@ from games import store
 from games.engine import GameState
 from games.models import Game, Seat
 
-from .models import Rating, RatingChange
+from .models import Rating, RatingChange, SeatResult
+from .placing import ranks
+from .results import record_results
 
 MODEL = PlackettLuce()
 
-
-def ranks(state: GameState) -> list[int]:
-    """Each seat's place: 1 for the winners, then by total (equal totals share a
-    place), those who resigned last."""
-    totals = state.player_totals()
-    won = set(state.winners)
-
-    def key(seat: int) -> tuple[int, int, int]:
-        return (seat not in won, state.resigned[seat], -totals[seat])
-
-    keys = [key(seat) for seat in range(len(totals))]
-    return [1 + sum(other < mine for other in keys) for mine in keys]
+__all__ = ["MODEL", "ranks", "rate_game", "recompute"]
 
 
 def _rating(seat: Seat, players: int) -> Rating:
@@ -105,10 +96,15 @@ def recompute() -> int:
     rated = 0
     with transaction.atomic():
         Rating.objects.all().delete()
+        SeatResult.objects.all().delete()
         finished = store.with_seats(Game.objects.filter(status=Game.Status.FINISHED, finished__isnull=False))
         for game in finished.order_by("finished", "pk"):
             state = store.state_of(game)
             assert game.finished is not None
-            if state is not None and rate_game(game, list(game.seats.all()), state, game.finished):
-                rated += 1
+            if state is None:
+                continue
+            seats = list(game.seats.all())
+            changes = rate_game(game, seats, state, game.finished)
+            record_results(game, seats, state, game.finished, changes)
+            rated += bool(changes)
     return rated

@@ -134,6 +134,7 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     reminder_first_hours = serializers.IntegerField()
     reminder_every_hours = serializers.IntegerField()
     timeout_hours = serializers.IntegerField(allow_null=True)
+    public = serializers.BooleanField(help_text="Anyone may watch it (and it is listed under /watch).")
     seats = SeatSerializer(many=True, source="seats.all")
     my_seat = serializers.SerializerMethodField()
     my_turn = serializers.SerializerMethodField()

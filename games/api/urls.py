@@ -3,7 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.api import MeView, TokenDetailView, TokenListView
 
-from . import index, talk, views
+from . import index, lobby, talk, views, watching
 from .problems import api_not_found
 
 urlpatterns = [
@@ -18,6 +18,11 @@ urlpatterns = [
     path("games/<str:game_id>/actions", views.ActionsView.as_view(), name="api-game-actions"),
     path("games/<str:game_id>/events", views.EventsView.as_view(), name="api-game-events"),
     path("games/<str:game_id>/states/<int:n>", views.StateAtView.as_view(), name="api-game-state"),
+    path("games/<str:game_id>/rematch", lobby.RematchView.as_view(), name="api-game-rematch"),
+    path("games/<str:game_id>/visibility", watching.VisibilityView.as_view(), name="api-game-visibility"),
+    path("watch", watching.WatchListView.as_view(), name="api-watch"),
+    path("lobby", lobby.LobbyView.as_view(), name="api-lobby"),
+    path("lobby/play-now", lobby.PlayNowView.as_view(), name="api-lobby-play-now"),
     path("games/<str:game_id>/record", views.RecordView.as_view(), name="api-game-record"),
     path("games/<str:game_id>/messages", talk.MessagesView.as_view(), name="api-game-messages"),
     path("games/<str:game_id>/seats/<int:index>/mute", talk.MuteView.as_view(), name="api-game-seat-mute"),

@@ -24,7 +24,7 @@ from games import engine, services, store
 from games.engine import SIDE_NAMES, Action
 from games.errors import GameError, StaleVersion
 from games.models import Game
-from games.services import play
+from games.services import open_games, play
 
 from . import idempotency, talk
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
@@ -138,7 +138,9 @@ class GameDetailView(APIView):
 
 class JoinView(APIView):
     @extend_schema(
-        summary="Take my seat", request=JoinSerializer, responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM}
+        summary="Take my seat (an invitation, or an open seat: a full open game starts)",
+        request=JoinSerializer,
+        responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM},
     )
     def post(self, request: Request, game_id: str) -> Response:
         data = request.data
@@ -146,7 +148,7 @@ class JoinView(APIView):
         serializer = JoinSerializer(data={} if isinstance(data, dict) and not data else data)
         serializer.is_valid(raise_exception=True)
         game = store.get(game_id)
-        services.join_game(game=game, user=request_user(request), seat_index=serializer.validated_data.get("seat"))
+        open_games.take_seat(game=game, user=request_user(request), seat_index=serializer.validated_data.get("seat"))
         return Response(game_body(store.load(game_id), request))
 
 

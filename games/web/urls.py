@@ -2,13 +2,19 @@
 
 from django.urls import path
 
-from . import talk, views
+from . import lobby_pages, talk, views, watch
 from .new_game import new_game
 
 app_name = "games"
 urlpatterns = [
     path("", views.game_list, name="list"),
     path("new/", new_game, name="new"),
+    path("lobby/", lobby_pages.lobby, name="lobby"),
+    path("lobby/play-now/", lobby_pages.play_now, name="play_now"),
+    path("watch/", watch.watch_list, name="watch_list"),
+    path("<str:game_id>/watch/", watch.watch, name="watch"),
+    path("<str:game_id>/visibility/", watch.visibility, name="visibility"),
+    path("<str:game_id>/rematch/", lobby_pages.rematch, name="rematch"),
     path("<str:game_id>/", views.game_detail, name="detail"),
     path("<str:game_id>/play/", views.play, name="play"),
     path("<str:game_id>/resign/", views.resign, name="resign"),

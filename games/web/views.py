@@ -35,6 +35,7 @@ from games.engine import GameOptions, Resign, RuleError
 from games.errors import GameError, StaleVersion
 from games.models import Game, Seat
 from games.presentation import board, build, log, refusals, table, vocabulary
+from games.services import open_games
 
 from . import controls, present
 from .forms import MoveForm, ResignForm
@@ -371,7 +372,7 @@ def resign(request: HttpRequest, game_id: str) -> HttpResponse:
 def join(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
     try:
-        seat = services.join_game(game=game, user=request_user(request))
+        seat = open_games.take_seat(game=game, user=request_user(request))
     except GameError as error:
         messages.error(request, _error_text(error))
     else:

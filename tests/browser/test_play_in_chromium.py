@@ -84,22 +84,6 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
         chromium.close()
 
 
-@pytest.fixture
-def live_server_connections_closed(live_server: Any) -> Iterator[None]:
-    """The live server's request threads keep their database connections until
-    the server stops, at the end of the session — after pytest-django has tried
-    to drop the test database, which PostgreSQL refuses while a session is on
-    it. Once the browser is closed nothing else uses the test database, so its
-    other sessions are ended here."""
-    yield
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-
-
 def link_for(email: str, kind: str) -> str:
     for message in reversed(mail.outbox):
         if message.to == [email]:

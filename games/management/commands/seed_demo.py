@@ -14,6 +14,7 @@ from accounts.models import User
 from accounts.services import create_api_token
 from games import services
 from games.models import Game
+from games.services import open_games
 
 DEMO_ADMIN = "admin@example.com"
 DEMO_PASSWORD = "manhattan"
@@ -45,3 +46,6 @@ class Command(BaseCommand):
             )
             # Every seat is taken, so the game was dealt as it was created.
             self.stdout.write(f"Demo game {game.title} ({game.public_id}): the demo admin against three bots.")
+        if not Game.objects.filter(listed=True).exists():
+            waiting = open_games.open_game(creator=player, players=2, pace="fast", bots_after_hours=1)
+            self.stdout.write(f"Open game {waiting.title}: Alice waits in the lobby (/games/lobby/) for one more.")
