@@ -191,6 +191,10 @@ STREAMS_IDLE_SECONDS = float(env("STREAMS_IDLE_SECONDS", "3600"))  # without an 
 STREAMS_SEND_TIMEOUT_SECONDS = float(env("STREAMS_SEND_TIMEOUT_SECONDS", "30"))  # a reader this slow is dropped
 STREAMS_RETRY_MS = env_int("STREAMS_RETRY_MS", 2000)  # how soon EventSource reconnects
 
+# A player whose game page sent a heartbeat this recently is at the table: no turn
+# email or reminder for that game (the page beats every minute while visible).
+PRESENCE_SECONDS = env_int("PRESENCE_SECONDS", 120)
+
 # --- Email ----------------------------------------------------------------------
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Manhattan by mail <play@localhost>")
 EMAIL_HOST = env("EMAIL_HOST")
