@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
@@ -60,6 +61,16 @@ def _event_stream(frames: Any) -> StreamingHttpResponse:
     )
 
 
+def _not_streaming(request: HttpRequest) -> JsonResponse | None:
+    """Under WSGI a response is collected whole before it is sent, so a stream
+    would never arrive (and would hold a worker thread forever): say so instead."""
+    if isinstance(request, WSGIRequest):
+        return _problem(
+            503, "streams_need_asgi", "Event streams are served by the ASGI application (manhattan_site.asgi)."
+        )
+    return None
+
+
 async def _slot(user: User) -> str | JsonResponse:
     slot = await limits.acquire(user.pk)
     if slot is None:
@@ -72,6 +83,8 @@ async def _slot(user: User) -> str | JsonResponse:
 @require_GET
 async def game_stream(request: HttpRequest, game_id: str) -> HttpResponseBase:
     """``GET /api/v1/games/{id}/stream``: the game's events as the caller may see them."""
+    if refusal := _not_streaming(request):
+        return refusal
     user = await run_sync(lambda: _authenticate(request))
     if isinstance(user, JsonResponse):
         return user
@@ -91,6 +104,8 @@ async def game_stream(request: HttpRequest, game_id: str) -> HttpResponseBase:
 @require_GET
 async def user_stream(request: HttpRequest) -> HttpResponseBase:
     """``GET /api/v1/stream``: what happens in the caller's games."""
+    if refusal := _not_streaming(request):
+        return refusal
     user = await run_sync(lambda: _authenticate(request))
     if isinstance(user, JsonResponse):
         return user

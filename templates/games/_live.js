@@ -54,6 +54,7 @@
         if (!fresh || !live || !main) { return; }
         main.replaceWith(document.adoptNode(fresh));
         version = parseInt(live.dataset.version, 10) || version;
+        me.dataset.version = String(version);
         myTurn = live.dataset.myTurn === "true";
         baseTitle = doc.title;
         showTurn();

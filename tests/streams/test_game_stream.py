@@ -164,7 +164,11 @@ def test_the_session_of_a_signed_in_page_opens_the_stream(asgi_server, sse, star
     assert stream.next().id == "1"
 
 
-def test_the_wsgi_application_still_serves_the_api(client, started_game, bob):
+def test_the_wsgi_application_still_serves_the_api_and_says_where_streams_are(client, started_game, bob):
     client.force_login(bob)
     response = client.get(f"/api/v1/games/{started_game.public_id}/events")
     assert response.status_code == 200
+    # Under WSGI a stream would be collected whole, never sent: refused at once.
+    response = client.get(f"/api/v1/games/{started_game.public_id}/stream")
+    assert response.status_code == 503
+    assert response.json()["code"] == "streams_need_asgi"
