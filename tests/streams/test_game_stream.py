@@ -172,6 +172,9 @@ def test_the_wsgi_application_still_serves_the_api_and_says_where_streams_are(cl
     response = client.get(f"/api/v1/games/{started_game.public_id}/stream")
     assert response.status_code == 503
     assert response.json()["code"] == "streams_need_asgi"
+    response = client.post(f"/api/v1/games/{started_game.public_id}/stream")
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
 
 
 def test_streams_woken_together_share_a_read_but_each_sees_only_its_own_draws(
