@@ -14,6 +14,7 @@ urlpatterns = [
     # The players API lives in the ratings app; games' API URLs end in a catch-all 404.
     path("api/v1/players/<str:player_id>", PlayerView.as_view(), name="api-player"),
     path("api/v1/leaderboard", LeaderboardView.as_view(), name="api-leaderboard"),
+    path("api/v1/", include("streams.urls")),
     path("api/v1/", include("games.api.urls")),
     re_path(r"^api/", api_not_found),
     path("accounts/", include("accounts.urls")),

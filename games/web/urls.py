@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import lobby_pages, talk, views, watch
+from . import lobby_pages, presence, talk, views, watch
 from .new_game import new_game
 
 app_name = "games"
@@ -24,4 +24,5 @@ urlpatterns = [
     path("<str:game_id>/back/", views.come_back, name="come_back"),
     path("<str:game_id>/messages/", talk.post_message, name="post_message"),
     path("<str:game_id>/seats/<int:index>/mute/", talk.mute, name="mute"),
+    path("<str:game_id>/presence/", presence.heartbeat, name="presence"),
 ]
