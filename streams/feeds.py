@@ -17,6 +17,7 @@ from django.db.models import Q
 from accounts.models import User
 from games import store
 from games.api.events import as_seen_by, visible_events
+from games.api.talk import MessageSerializer
 from games.engine.events import (
     GAME_CREATED,
     GAME_FINISHED,
@@ -27,6 +28,7 @@ from games.engine.events import (
     PLAYER_RESIGNED,
 )
 from games.models import Game
+from games.talk import services as talk
 
 # Events a game stream reads at once; a longer log is sent in several reads.
 PAGE = 200
@@ -43,6 +45,7 @@ class Frame:
 
     id: str
     body: dict[str, Any]
+    event: str | None = None  # the SSE event name; None for the default "message"
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,22 @@ def read_game(game_id: str, *, after: int) -> GameRead:
 def game_events(read: GameRead, user: User) -> list[Frame]:
     """The events of ``read`` as ``user`` may see them, each with its seq as id."""
     return [Frame(id=str(event["seq"]), body=event) for event in as_seen_by(read.loaded, user, read.rows)]
+
+
+def table_talk(game_id: str, user: User, *, after: int) -> tuple[list[dict[str, Any]], int]:
+    """What was written at the game's table after message ``after`` that
+    ``user``, a player, may read, and the id to read after next time."""
+    game = store.get(game_id)
+    messages = list(talk.visible_to(game, user, after=after))
+    body = MessageSerializer(messages, many=True).data  # type: ignore[arg-type]  # many=True takes a list
+    return list(body), (messages[-1].pk if messages else after)
+
+
+def talk_cursor(game_id: str, user: User) -> int | None:
+    """Where ``user``'s stream starts reading the table: after what is there
+    now; None if they do not play in the game (the talk is the players' alone)."""
+    loaded = store.load(game_id, fold=False)
+    return talk.latest_id(loaded.game) if loaded.seat_of(user) is not None else None
 
 
 # --- a user's stream: events across their games ---------------------------------

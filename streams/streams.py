@@ -30,7 +30,8 @@ T = TypeVar("T")
 
 def sse(frame: feeds.Frame) -> bytes:
     """One Server-Sent Event: its id, then its body as one line of JSON."""
-    return b"id: " + frame.id.encode() + b"\ndata: " + render_json(frame.body) + b"\n\n"
+    named = b"event: " + frame.event.encode() + b"\n" if frame.event else b""
+    return named + b"id: " + frame.id.encode() + b"\ndata: " + render_json(frame.body) + b"\n\n"
 
 
 HEARTBEAT = b": heartbeat\n\n"
@@ -156,9 +157,14 @@ class GameStream(Stream):
         super().__init__(user=user, slot=slot)
         self.game_id = game_id
         self.after = after
+        self.talk_after: int | None = None  # a player's last message read; None for others
 
     def games(self) -> set[str]:
         return {self.game_id}
+
+    async def start(self) -> list[feeds.Frame]:
+        self.talk_after = await run_sync(lambda: feeds.talk_cursor(self.game_id, self.user))
+        return []
 
     async def read(self) -> list[feeds.Frame]:
         after = self.after
@@ -166,6 +172,14 @@ class GameStream(Stream):
         frames = feeds.game_events(read, self.user)
         if frames:
             self.after = int(frames[-1].id)
+        if self.talk_after is not None:
+            talk_after = self.talk_after
+            messages, self.talk_after = await run_sync(
+                lambda: feeds.table_talk(self.game_id, self.user, after=talk_after)
+            )
+            # A message keeps the stream's cursor (the game's seq): resuming replays
+            # moves; what was said meanwhile is in the page and GET .../messages.
+            frames += [feeds.Frame(id=str(self.after), body=m, event="talk") for m in messages]
         return frames
 
 

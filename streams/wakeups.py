@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import receiver
 
-from games.signals import events_appended, lobby_changed
+from games.signals import events_appended, lobby_changed, message_posted
 
 from . import bus
 
@@ -28,3 +28,10 @@ def wake_game_listeners(sender: Any, loaded: Any, events: list[Any], first_seq: 
 def wake_lobby_listeners(sender: Any, game: Any, **kwargs: Any) -> None:
     game_id = str(game.public_id)
     transaction.on_commit(lambda: bus.publish(bus.Wake(game=game_id, seq=game.version, lobby=True)))
+
+
+@receiver(message_posted, dispatch_uid="streams.message_posted")
+def wake_table_listeners(sender: Any, message: Any, loaded: Any, **kwargs: Any) -> None:
+    game_id = str(loaded.game.public_id)
+    seq = loaded.game.version
+    transaction.on_commit(lambda: bus.publish(bus.Wake(game=game_id, seq=seq)))

@@ -93,6 +93,11 @@ def written_since(
     return list(messages.order_by("created", "id")[:20])
 
 
+def latest_id(game: Game) -> int:
+    """The id of the last message written at ``game``'s table (0 if none)."""
+    return TableMessage.objects.filter(game=game).order_by("-id").values_list("id", flat=True).first() or 0
+
+
 def anyone_wrote(game: Game, *, to: User, until: datetime) -> bool:
     """Whether anyone but ``to`` has written at the table of ``game`` by ``until``."""
     return TableMessage.objects.filter(game=game, created__lte=until).exclude(author=to).exists()

@@ -74,6 +74,7 @@
     source.onmessage = function (event) {
       if ((parseInt(event.lastEventId, 10) || 0) > version) { refresh(); }
     };
+    source.addEventListener("talk", function () { refresh(); });  // a message at the table
   }
 
   if (data.presence) {

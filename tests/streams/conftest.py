@@ -22,6 +22,7 @@ from django.db import connection
 class Event:
     id: str | None
     data: dict[str, Any]
+    name: str = "message"  # the SSE event name
 
 
 class AsgiServer:
@@ -113,19 +114,22 @@ class SseClient:
                     return
                 self._opened.set()
                 event_id: str | None = None
+                name = "message"
                 data: list[str] = []
                 for line in response.iter_lines():
                     if self._stop.is_set():
                         return
                     if line.startswith(":"):
                         self.comments.append(line)
+                    elif line.startswith("event: "):
+                        name = line[7:]
                     elif line.startswith("id: "):
                         event_id = line[4:]
                     elif line.startswith("data: "):
                         data.append(line[6:])
                     elif line == "" and data:
-                        self.events.put(Event(event_id, json.loads("\n".join(data))))
-                        data = []
+                        self.events.put(Event(event_id, json.loads("\n".join(data)), name))
+                        data, name = [], "message"
         except BaseException as error:  # handed to the test
             self.events.put(error)
         finally:

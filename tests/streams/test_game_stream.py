@@ -208,3 +208,28 @@ def test_with_redis_down_streams_still_open_and_hear_this_process_s_moves(
     game = store.get(started_game.public_id)
     play_one(game, alice if game.to_act_seat == 0 else bob)  # its wake-up cannot be published
     assert stream.next(timeout=3).id == str(started_game.version + 1)
+
+
+def test_a_message_at_the_table_reaches_the_players_streams_within_a_second(
+    asgi_server, sse, started_game, alice, bob, stranger
+):
+    url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream"
+    bobs = sse(url + f"?after={started_game.version}", **token(bob))
+    strangers = sse(url + f"?after={started_game.version}", **token(stranger))
+    assert bobs.status == 200
+    assert strangers.status == 200
+
+    started = time.monotonic()
+    posted = httpx.post(
+        f"{asgi_server.url}/api/v1/games/{started_game.public_id}/messages",
+        json={"text": "Your move, Bob"},
+        headers=token(alice),
+    )
+    assert posted.status_code == 201
+    said = bobs.next(timeout=2)
+    assert time.monotonic() - started < 1.0
+    assert said.name == "talk"
+    assert said.data["text"] == "Your move, Bob"
+    assert said.id == str(started_game.version)  # the cursor stays the game's seq
+    play_one(started_game, alice)
+    assert strangers.next(timeout=2).name == "message"  # strangers see the move, never the talk
