@@ -222,3 +222,18 @@ def test_operators_see_refusals_counted_by_reason(turn, make_user):
     page = client.get("/admin/notifications/inboundrefusal/").content.decode()
     assert "An automatic reply" in page
     assert "(1)" in page  # the facet counts beside each reason
+
+
+def test_the_provider_posts_without_a_csrf_token_and_is_heard(turn):
+    """A mail provider's POST carries no CSRF token: the webhook is exempt,
+    and its basic auth is what keeps others out."""
+    game, _n, address, move = turn
+    strict = Client(enforce_csrf_checks=True)
+    secret = settings.ANYMAIL["WEBHOOK_SECRET"]
+    auth = "Basic " + base64.b64encode(secret.encode()).decode()
+    response = strict.post(
+        "/inbound/sendgrid/inbound/", {"email": reply(address, move).as_string()}, HTTP_AUTHORIZATION=auth
+    )
+    assert response.status_code == 200
+    assert GameEvent.objects.filter(game=game).count() > game.version
+    assert strict.post("/inbound/sendgrid/inbound/", {"email": "x"}).status_code in (400, 401, 403)

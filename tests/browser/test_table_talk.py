@@ -1,0 +1,60 @@
+"""Table talk round trip in Chromium: a message written on one player's page
+appears on the other's without a reload, and the answer, sent as an email
+reply (a real MIME message through the inbound webhook, no move in it),
+appears on the first player's page the same way."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+
+import httpx
+import pytest
+from django.conf import settings
+
+from games.talk.models import TableMessage
+from notifications import emails
+from notifications.models import Kind
+from tests.browser.test_live_game_page import browser, open_game, server, signed_in
+from tests.notifications.helpers import latest
+from tests.notifications.test_replies import QUOTED, basic_auth
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+__all__ = ["browser", "server"]  # fixtures shared with the live page's tests
+WEBHOOK = "/inbound/sendgrid/inbound/"
+
+
+def email_reply(to: str, text: str) -> bytes:
+    message = EmailMessage()
+    message["From"] = "Alice <alice@example.com>"
+    message["To"] = to
+    message["Subject"] = "Re: Manhattan: the game has started"
+    message["Message-ID"] = "<talk-round-trip@mail.example.com>"
+    message.set_content(f"{text}\n{QUOTED}")
+    return message.as_bytes()
+
+
+def test_a_message_round_trip_by_page_and_by_email_reply(server, browser, started_game, alice, bob):
+    alices = open_game(signed_in(browser, server, alice), server, started_game)
+    bobs = open_game(signed_in(browser, server, bob), server, started_game)
+
+    bobs.get_by_test_id("talk-text").fill("Good luck, Alice! <b>no markup</b>")
+    bobs.get_by_test_id("talk-send").click()
+    said = alices.get_by_test_id("talk-messages").get_by_text("Good luck, Alice! <b>no markup</b>")
+    said.wait_for(timeout=5000)  # on alice's page by itself
+    assert alices.evaluate("window.notReloaded") is True
+    bobs.get_by_test_id("talk-messages").get_by_text("Good luck, Alice!", exact=False).wait_for(timeout=5000)
+    bobs.evaluate("window.notReloaded = true")  # his own post reloaded his page; from here it must not
+
+    # Alice, who starts, answers from her "game started" email, which invites a reply.
+    started_email = latest(Kind.GAME_STARTED, user=alice)
+    reply_to = str(emails.build_message(started_email).reply_to[0])
+    raw = email_reply(reply_to, "Thanks Bob, you too!\nBack tonight.")
+    response = httpx.post(
+        f"{server.url}{WEBHOOK}",
+        files={"email": (None, raw)},  # multipart/form-data, as SendGrid posts it
+        headers={"Authorization": basic_auth(settings.ANYMAIL["WEBHOOK_SECRET"])},
+    )
+    assert response.status_code == 200, response.text
+    bobs.get_by_test_id("talk-messages").get_by_text("Back tonight.").wait_for(timeout=5000)
+    assert bobs.evaluate("window.notReloaded") is True
+    assert [m.via for m in TableMessage.objects.order_by("id")] == ["web", "email"]
