@@ -158,7 +158,10 @@ def new_game(api: Api, players: Sequence[Player]) -> dict[str, Any]:
     game_id = api.call("POST", "/api/v1/games", players[0].token, body, expect=201)["id"]
     for player in players[1:]:
         api.call("POST", f"/api/v1/games/{game_id}/join", player.token)
-    return dict(api.call("GET", f"/api/v1/games/{game_id}", players[0].token))
+    game = dict(api.call("GET", f"/api/v1/games/{game_id}", players[0].token))
+    if game["status"] == "lobby":  # code from before full games dealt themselves (--compare)
+        game = dict(api.call("POST", f"/api/v1/games/{game_id}/start", players[0].token))
+    return game
 
 
 def choose_action(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
