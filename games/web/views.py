@@ -18,6 +18,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.handlers.asgi import ASGIRequest
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -159,6 +160,8 @@ def _render_game(
         "refusal": refusal,
         "move_form": move_form,
         "started": False,
+        # Streams need the ASGI server; a page served by WSGI is followed by reloading.
+        "streams_served": isinstance(request, ASGIRequest),
     }
     if game.status == Game.Status.LOBBY:
         context.update(_lobby_context(game, seats, my_seat, user))

@@ -69,7 +69,8 @@
   }
 
   showTurn();
-  if (window.EventSource && data.history !== "true") {
+  // No stream URL when the page was served by WSGI (no streams there): reload to see.
+  if (window.EventSource && data.stream && data.history !== "true") {
     var source = new EventSource(data.stream + "?after=" + version);
     source.onmessage = function (event) {
       if ((parseInt(event.lastEventId, 10) || 0) > version) { refresh(); }
