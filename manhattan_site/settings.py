@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "oauth2_provider",
     "accounts",
     "games",
     "notifications",
@@ -64,6 +65,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "accounts.middleware.BotAccountsUseTheApiMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -221,9 +223,13 @@ if DEBUG:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.ApiTokenAuthentication",
+        "accounts.authentication.OAuthAppAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "accounts.scopes.ScopeRequired",
+    ],
     "DEFAULT_RENDERER_CLASSES": _RENDERERS,
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -243,6 +249,22 @@ REST_FRAMEWORK = {
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "NUM_PROXIES": NUM_PROXIES,
+}
+
+# --- OAuth 2.0 for third-party apps (django-oauth-toolkit; see accounts/oauth.py) ----
+# Web apps use the authorization code grant with PKCE (required); command-line
+# clients and bots the device authorization grant (RFC 8628). The scopes are
+# the same as those of personal API tokens (accounts/scopes.py).
+OAUTH2_PROVIDER = {
+    "SCOPES_BACKEND_CLASS": "accounts.scopes.ScopesBackend",
+    "PKCE_REQUIRED": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_ACCESS_TOKEN_SECONDS", 30 * 24 * 3600),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_REFRESH_TOKEN_SECONDS", 365 * 24 * 3600),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 120,
+    "OAUTH_DEVICE_VERIFICATION_URI": f"{SITE_URL}/oauth/device/",
+    "OAUTH_DEVICE_VERIFICATION_URI_COMPLETE": f"{SITE_URL}/oauth/device/?user_code={{user_code}}",
+    "DEVICE_FLOW_INTERVAL": env_int("OAUTH_DEVICE_INTERVAL", 5),
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"] if PRODUCTION else ["http", "https"],
 }
 
 SPECTACULAR_SETTINGS = {

@@ -98,10 +98,16 @@ class SeatSerializer(serializers.Serializer[Any]):
     colours = serializers.ListField(child=serializers.CharField())
     bot = serializers.CharField(help_text="The bot's kind, or empty for a person.")
     player = serializers.SerializerMethodField()
+    bot_account = serializers.SerializerMethodField(
+        help_text="Whether the seat's player is a bot account (a program playing through the API)."
+    )
     invited = serializers.SerializerMethodField()
 
     def get_player(self, seat: Seat) -> str | None:
         return seat.user.public_name if seat.user is not None else None
+
+    def get_bot_account(self, seat: Seat) -> bool:
+        return seat.user is not None and seat.user.is_bot
 
     def get_invited(self, seat: Seat) -> bool:
         """Whether the seat waits for an invitee (whose address is not shown)."""

@@ -19,6 +19,7 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.scopes import GAMES_PLAY, GAMES_READ, ScopeRequired
 from accounts.throttles import ScopedRateThrottle
 from games import engine, services, store
 from games.engine import SIDE_NAMES, Action
@@ -36,6 +37,11 @@ from .serializers import (
     GameSummarySerializer,
     JoinSerializer,
 )
+
+# What a token needs (accounts/scopes.py): reading needs games:read; creating,
+# joining, starting and moving need games:play.
+READS = {"GET": GAMES_READ}
+PLAYS = {"POST": GAMES_PLAY}
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
@@ -60,6 +66,7 @@ def _etag(game: Game) -> str:
 
 class GameListView(APIView):
     throttle_scope = "game_create"
+    required_scopes = {**READS, **PLAYS}
 
     def get_throttles(self) -> list[BaseThrottle]:
         # The scoped limit applies to creating only; every request has the user limit.
@@ -119,7 +126,8 @@ class GameListView(APIView):
 
 
 class GameDetailView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, ScopeRequired]
+    required_scopes = READS
 
     @extend_schema(summary="A game as I see it", responses={200: GameSerializer, 304: None, 404: PROBLEM})
     def get(self, request: Request, game_id: str) -> Response:
@@ -135,6 +143,8 @@ class GameDetailView(APIView):
 
 
 class JoinView(APIView):
+    required_scopes = PLAYS
+
     @extend_schema(
         summary="Take my seat", request=JoinSerializer, responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM}
     )
@@ -149,6 +159,8 @@ class JoinView(APIView):
 
 
 class StartView(APIView):
+    required_scopes = PLAYS
+
     @extend_schema(summary="Deal and start", request=None, responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM})
     def post(self, request: Request, game_id: str) -> Response:
         services.start_game(game=store.get(game_id), user=request_user(request))
@@ -156,6 +168,8 @@ class StartView(APIView):
 
 
 class LegalActionsView(APIView):
+    required_scopes = READS
+
     @extend_schema(summary="What I may do now", responses={200: LegalActionsSerializer, 403: PROBLEM, 409: PROBLEM})
     def get(self, request: Request, game_id: str) -> Response:
         # The state is folded up to the version read with the game: the state
@@ -205,6 +219,8 @@ def _expected_version(request: Request, body: dict[str, Any]) -> tuple[int, bool
 
 
 class ActionsView(APIView):
+    required_scopes = PLAYS
+
     @extend_schema(
         summary="Take an action",
         request=ActionRequestSerializer,
@@ -263,6 +279,8 @@ class ActionsView(APIView):
 
 
 class EventsView(APIView):
+    required_scopes = READS
+
     @extend_schema(
         summary="The game's log as I may see it",
         parameters=[
@@ -294,6 +312,8 @@ class EventsView(APIView):
 
 
 class StateAtView(APIView):
+    required_scopes = READS
+
     @extend_schema(summary="The public state after event n (replays)", responses={200: StateAtSerializer, 404: PROBLEM})
     def get(self, request: Request, game_id: str, n: int) -> Response:
         loaded = store.load(game_id, upto=n)
@@ -304,6 +324,8 @@ class StateAtView(APIView):
 
 
 class RecordView(APIView):
+    required_scopes = READS
+
     @extend_schema(summary="The game record (finished games)", responses={200: RecordSerializer, 409: PROBLEM})
     def get(self, request: Request, game_id: str) -> Response:
         game = store.load(game_id, fold=False).game
