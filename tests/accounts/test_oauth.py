@@ -169,7 +169,8 @@ def test_authorization_code_with_pkce_after_consent(web_app, alice, started_game
     assert consent.status_code == 200
     page = consent.content.decode()
     assert "Board viewer" in page
-    assert "Create and join games and play your moves" in page and "games:play" in page
+    assert "Create and join games and play your moves" in page
+    assert "games:play" in page
 
     approved = browser.post("/oauth/authorize/", {**query, "allow": "Authorize"})
     assert approved.status_code == 302
@@ -210,7 +211,8 @@ def test_users_see_and_revoke_their_authorized_apps(device_app, alice):
     token = device_token(device_app, alice)["access_token"]
     browser = fresh_session(alice)
     page = browser.get("/accounts/apps/").content.decode()
-    assert "Terminal bot" in page and "games:play" in page
+    assert "Terminal bot" in page
+    assert "games:play" in page
 
     browser.post("/accounts/apps/", {"application": device_app.pk})
 
