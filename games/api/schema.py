@@ -114,7 +114,18 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
                 if str(status).startswith("4"):
                     response["content"] = _problem_content()
     _drop_unreferenced(schemas, result)
+    _refuse_unknown_request_fields(schemas)
     return result
+
+
+def _refuse_unknown_request_fields(schemas: dict[str, Any]) -> None:
+    """Request bodies are strict (games/api/strict.py): the schema says so, so
+    that generated clients and fuzzers send only the documented fields."""
+    for name, schema in schemas.items():
+        if name.endswith("Request") and schema.get("type") == "object":
+            schema["additionalProperties"] = False
+    for variant in SEAT_SPEC_SCHEMA["oneOf"]:
+        variant["additionalProperties"] = False
 
 
 def _drop_unreferenced(schemas: dict[str, Any], result: dict[str, Any]) -> None:

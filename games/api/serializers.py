@@ -15,6 +15,7 @@ from games.engine.bots import BOTS
 from games.models import Game, Seat
 
 from .bodies import EventSerializer, PlayerViewSerializer
+from .strict import StrictIntegerField
 
 
 class SeatSpecSerializer(serializers.Serializer[Any]):
@@ -67,11 +68,39 @@ class JoinSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
 
 
+def _action_schema(kind: str, required: list[str], **properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "title": f"{kind.capitalize()}Action",
+        "required": ["type", *required],
+        "properties": {"type": {"type": "string", "enum": [kind]}, **properties},
+        "additionalProperties": False,
+    }
+
+
+_COLOUR = {"type": "string", "enum": ["red", "blue", "green", "yellow"], "description": "Only to check: my colour."}
+
+
 @extend_schema_field(
     {
         "oneOf": [
-            {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}},
-            {"type": "string", "minLength": 1, "maxLength": 500},
+            _action_schema(
+                "place",
+                ["card", "city", "size"],
+                card={"type": "integer", "minimum": 1, "maximum": 9, "description": "The card played (its lot)."},
+                city={"type": "integer", "minimum": 1, "maximum": 6},
+                size={"type": "integer", "minimum": 1, "maximum": 4},
+                colour=_COLOUR,
+            ),
+            _action_schema(
+                "select",
+                ["pieces"],
+                pieces={"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4}},
+                colour=_COLOUR,
+            ),
+            _action_schema("resign", []),
+            _action_schema("undo", [], reason={"type": "string"}),
+            {"type": "string", "minLength": 1, "maxLength": 500, "description": "A move in notation."},
         ]
     }
 )
@@ -85,8 +114,10 @@ class ActionRequestSerializer(serializers.Serializer[Any]):
         help_text="The action as JSON ({'type': 'place', 'card': 5, 'city': 3, 'size': 2}) "
         "or as a string in move notation ('card 5 city 3 size 2')."
     )
-    expected_version = serializers.IntegerField(
-        min_value=0, required=False, help_text="The version the action was made against (or send If-Match)."
+    expected_version = StrictIntegerField(
+        min_value=0,
+        required=False,
+        help_text="The version the action was made against, a JSON integer (or send If-Match; if both, they agree).",
     )
 
 

@@ -37,6 +37,7 @@ from .serializers import (
     GameSummarySerializer,
     JoinSerializer,
 )
+from .strict import refuse_unknown_action_fields, refuse_unknown_fields
 
 # What a token needs (accounts/scopes.py): reading needs games:read; creating,
 # joining, starting and moving need games:play.
@@ -111,6 +112,7 @@ class GameListView(APIView):
     )
     def post(self, request: Request) -> Response:
         serializer = CreateGameSerializer(data=request.data)
+        refuse_unknown_fields(serializer, request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         options = dict(data.get("options") or {"players": len(data["seats"])})
@@ -146,14 +148,17 @@ class JoinView(APIView):
     required_scopes = PLAYS
 
     @extend_schema(
-        summary="Take my seat", request=JoinSerializer, responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM}
+        summary="Take my seat",
+        request=JoinSerializer,
+        responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM, 422: PROBLEM},
     )
     def post(self, request: Request, game_id: str) -> Response:
         data = request.data
         # An empty object means "any seat"; other falsy JSON ("", 0, []) is not an object.
+        game = store.get(game_id)  # an unknown game is a 404 whatever the body
         serializer = JoinSerializer(data={} if isinstance(data, dict) and not data else data)
+        refuse_unknown_fields(serializer, data)
         serializer.is_valid(raise_exception=True)
-        game = store.get(game_id)
         services.join_game(game=game, user=request_user(request), seat_index=serializer.validated_data.get("seat"))
         return Response(game_body(store.load(game_id), request))
 
@@ -187,6 +192,7 @@ class LegalActionsView(APIView):
 
 def parse_action(raw: Any) -> Action:
     """An action from JSON, or from a string in move notation."""
+    refuse_unknown_action_fields(raw)
     if isinstance(raw, str):
         if len(raw) > 500:
             raise GameError("bad_notation", "A move in notation is at most 500 characters.")
@@ -204,15 +210,22 @@ def _is_small_number(value: str) -> bool:
 
 
 def _expected_version(request: Request, body: dict[str, Any]) -> tuple[int, bool]:
-    """The version the action was made against, and whether If-Match said so."""
+    """The version the action was made against, and whether If-Match said so.
+    Both may be sent, but then they must agree: which one would win is a guess."""
     header = request.headers.get("If-Match")
+    in_body = body.get("expected_version")
     if header is not None:
         match = re.fullmatch(IF_MATCH_PATTERN, header)
         if match is None:
             raise GameError("bad_if_match", 'If-Match must be the game\'s version in quotes, e.g. "12".')
+        if in_body is not None and in_body != int(match[2]):
+            raise GameError(
+                "versions_disagree",
+                f"If-Match says version {int(match[2])} and expected_version says {in_body}: send one, or the same.",
+            )
         return int(match[2]), True
-    if body.get("expected_version") is not None:
-        return int(body["expected_version"]), False
+    if in_body is not None:
+        return int(in_body), False
     raise GameError(
         "version_required", 'Send the version your action was made against: If-Match: "<version>" or expected_version.'
     )
@@ -250,6 +263,7 @@ class ActionsView(APIView):
     )
     def post(self, request: Request, game_id: str) -> Response:
         serializer = ActionRequestSerializer(data=request.data)
+        refuse_unknown_fields(serializer, request.data)
         serializer.is_valid(raise_exception=True)
         body = serializer.validated_data
         action = parse_action(body["action"])
