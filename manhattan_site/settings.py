@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "accounts.middleware.BotAccountsUseTheApiMiddleware",
+    "accounts.throttles.RateLimitHeadersMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -282,6 +283,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.document_problems",
         "games.api.schema.document_empty_lots",
+        "games.api.schema.document_rate_limits",
     ],
 }
 

@@ -30,7 +30,6 @@ STATUS_BY_CODE = {
     "bad_if_match": 400,
     "bad_idempotency_key": 400,
     "bad_after": 400,
-    "versions_disagree": 400,
     "not_a_player": 403,
     "no_seat": 403,
     "not_creator": 403,

@@ -14,7 +14,7 @@ from rest_framework import serializers
 from games.engine.bots import BOTS
 from games.models import Game, Seat
 
-from .bodies import EventSerializer, PlayerViewSerializer
+from .bodies import EventSerializer, OptionsSerializer, PlayerViewSerializer, passthrough
 from .strict import StrictIntegerField
 
 
@@ -155,7 +155,7 @@ class GameSummarySerializer(serializers.Serializer[Any]):
 
     id = serializers.UUIDField(source="public_id")
     status = serializers.ChoiceField(choices=Game.Status.choices)
-    options = serializers.JSONField(help_text="The game's options (players, six_rounds, sides, ...).")
+    options = passthrough(OptionsSerializer, help_text="The game's options (players, six_rounds, sides, ...).")
     version = serializers.IntegerField(help_text="The sequence number of the game's last event.")
     phase = serializers.CharField()
     round = serializers.IntegerField()

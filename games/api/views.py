@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 from django.utils.http import quote_etag
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -44,6 +44,46 @@ from .strict import refuse_unknown_action_fields, refuse_unknown_fields
 READS = {"GET": GAMES_READ}
 PLAYS = {"POST": GAMES_PLAY}
 
+CREATE_EXAMPLES = [
+    OpenApiExample(
+        "Me against the greedy bot",
+        value={"seats": [{"kind": "me"}, {"kind": "bot", "bot": "greedy"}], "options": {"players": 2}},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Four players, sides chosen, a friend invited",
+        value={
+            "seats": [{"kind": "me"}, {"kind": "invite", "email": "friend@example.com"}, {"kind": "open"},
+                      {"kind": "bot", "bot": "strong"}],
+            "options": {"players": 4, "sides": ["S", "N", "W", "E"], "start_player": 0},
+            "reminders": {"first_hours": 24, "every_hours": 48, "timeout_hours": 168},
+        },
+        request_only=True,
+    ),
+]  # fmt: skip
+ACTION_EXAMPLES = [
+    OpenApiExample(
+        "Select pieces", value={"action": {"type": "select", "pieces": [1, 1, 2, 2, 3, 4]}, "expected_version": 1},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Place a piece", value={"action": {"type": "place", "card": 5, "city": 3, "size": 2}, "expected_version": 7},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "The same move in notation", value={"action": "card 5 city 3 size 2", "expected_version": 7},
+        request_only=True,
+    ),
+]  # fmt: skip
+LEGAL_ACTIONS_EXAMPLE = OpenApiExample(
+    "My turn to place",
+    value={
+        "seat": 0, "phase": "placement", "my_turn": True, "selection": None, "can_resign": True, "version": 7,
+        "placements": [{"card": 5, "options": [{"city": 3, "lot": 5, "size": 2, "colour": "red"}]}],
+    },
+    response_only=True,
+)  # fmt: skip
+
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
 
@@ -75,6 +115,7 @@ class GameListView(APIView):
         return [*throttles, ScopedRateThrottle()] if self.request.method == "POST" else throttles
 
     @extend_schema(
+        operation_id="games_list",
         summary="My games",
         parameters=[
             OpenApiParameter(
@@ -106,8 +147,10 @@ class GameListView(APIView):
         return Response(data)
 
     @extend_schema(
+        operation_id="games_create",
         summary="Create a game",
         request=CreateGameSerializer,
+        examples=CREATE_EXAMPLES,
         responses={201: GameSerializer, 400: PROBLEM, 422: PROBLEM, 429: PROBLEM},
     )
     def post(self, request: Request) -> Response:
@@ -131,7 +174,9 @@ class GameDetailView(APIView):
     permission_classes = [permissions.IsAuthenticated, ScopeRequired]
     required_scopes = READS
 
-    @extend_schema(summary="A game as I see it", responses={200: GameSerializer, 304: None, 404: PROBLEM})
+    @extend_schema(
+        operation_id="game_get", summary="A game as I see it", responses={200: GameSerializer, 304: None, 404: PROBLEM}
+    )
     def get(self, request: Request, game_id: str) -> Response:
         loaded = store.load(game_id)
         etag = _etag(loaded.game)
@@ -148,6 +193,7 @@ class JoinView(APIView):
     required_scopes = PLAYS
 
     @extend_schema(
+        operation_id="game_join",
         summary="Take my seat",
         request=JoinSerializer,
         responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM, 422: PROBLEM},
@@ -166,7 +212,12 @@ class JoinView(APIView):
 class StartView(APIView):
     required_scopes = PLAYS
 
-    @extend_schema(summary="Deal and start", request=None, responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM})
+    @extend_schema(
+        operation_id="game_start",
+        summary="Deal and start",
+        request=None,
+        responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM},
+    )
     def post(self, request: Request, game_id: str) -> Response:
         services.start_game(game=store.get(game_id), user=request_user(request))
         return Response(game_body(store.load(game_id), request))
@@ -175,7 +226,12 @@ class StartView(APIView):
 class LegalActionsView(APIView):
     required_scopes = READS
 
-    @extend_schema(summary="What I may do now", responses={200: LegalActionsSerializer, 403: PROBLEM, 409: PROBLEM})
+    @extend_schema(
+        operation_id="game_legal_actions",
+        summary="What I may do now",
+        examples=[LEGAL_ACTIONS_EXAMPLE],
+        responses={200: LegalActionsSerializer, 403: PROBLEM, 409: PROBLEM},
+    )
     def get(self, request: Request, game_id: str) -> Response:
         # The state is folded up to the version read with the game: the state
         # and the version answered agree.
@@ -235,8 +291,10 @@ class ActionsView(APIView):
     required_scopes = PLAYS
 
     @extend_schema(
+        operation_id="game_act",
         summary="Take an action",
         request=ActionRequestSerializer,
+        examples=ACTION_EXAMPLES,
         parameters=[
             OpenApiParameter(
                 "If-Match",
@@ -296,6 +354,7 @@ class EventsView(APIView):
     required_scopes = READS
 
     @extend_schema(
+        operation_id="game_events",
         summary="The game's log as I may see it",
         parameters=[
             OpenApiParameter(
@@ -328,7 +387,11 @@ class EventsView(APIView):
 class StateAtView(APIView):
     required_scopes = READS
 
-    @extend_schema(summary="The public state after event n (replays)", responses={200: StateAtSerializer, 404: PROBLEM})
+    @extend_schema(
+        operation_id="game_state_at",
+        summary="The public state after event n (replays)",
+        responses={200: StateAtSerializer, 404: PROBLEM},
+    )
     def get(self, request: Request, game_id: str, n: int) -> Response:
         loaded = store.load(game_id, upto=n)
         version = loaded.game.version
@@ -340,7 +403,11 @@ class StateAtView(APIView):
 class RecordView(APIView):
     required_scopes = READS
 
-    @extend_schema(summary="The game record (finished games)", responses={200: RecordSerializer, 409: PROBLEM})
+    @extend_schema(
+        operation_id="game_record",
+        summary="The game record (finished games)",
+        responses={200: RecordSerializer, 409: PROBLEM},
+    )
     def get(self, request: Request, game_id: str) -> Response:
         game = store.load(game_id, fold=False).game
         if game.status != Game.Status.FINISHED:

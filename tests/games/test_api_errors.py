@@ -355,7 +355,7 @@ def test_if_match_and_expected_version_that_disagree_are_refused(api, alice, sta
     """Which of the two should win is a guess: neither does."""
     watch = LogWatch(started_game)
     response = post_action(api(alice), started_game, "resign", started_game.version, HTTP_IF_MATCH='"0"')
-    body = assert_problem(response, 400, "versions_disagree")
+    body = assert_problem(response, 422, "versions_disagree")
     assert "If-Match" in body["detail"]
     watch.assert_unchanged()
 
