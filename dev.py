@@ -74,7 +74,7 @@ def test(args: argparse.Namespace, extra: list[str]) -> None:
 
 def serve(args: argparse.Namespace) -> None:
     """Migrate, seed the demo, then run a Celery worker (with the beat
-    scheduler) beside Django's development server, on embedded defaults."""
+    scheduler) beside the ASGI server (uvicorn, reloading on changes), on embedded defaults."""
     ensure_venv()
     env = dict(os.environ)
     # The links in the emails point at the address the site is served on (unless SITE_URL says otherwise).
@@ -89,7 +89,11 @@ def serve(args: argparse.Namespace) -> None:
     worker = subprocess.Popen(worker_cmd, cwd=ROOT, env=env)
     try:
         print(f"\nThe site: http://{args.addr}/  (admin: http://{args.addr}/admin/, API docs: /api/v1/docs/)\n")
-        run(PYTHON, "manage.py", "runserver", args.addr, env=env)
+        # ASGI, as in production: the live event streams need it (see manhattan_site/asgi.py).
+        host, _, port = args.addr.rpartition(":")
+        run(PYTHON, "manage.py", "check", env=env)
+        run(PYTHON, "-m", "uvicorn", "manhattan_site.asgi:application", "--host", host or "127.0.0.1",
+            "--port", port, "--reload", env=env)  # fmt: skip
     except KeyboardInterrupt:
         pass
     finally:

@@ -174,3 +174,20 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} by {self.user_id}"
+
+
+class Presence(models.Model):
+    """A player has this game's page open and visible: the time of its last
+    heartbeat. Kept in the database, since every web process and worker asks."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    seen = models.DateTimeField()
+
+    class Meta:
+        constraints: ClassVar[list[Any]] = [
+            models.UniqueConstraint(fields=["game", "user"], name="presence_one_per_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} watching {self.game_id}"

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "games",
     "notifications",
     "ratings",
+    "streams",
     "anymail",
 ]
 
@@ -179,6 +180,23 @@ CELERY_BEAT_SCHEDULE = {
     },
     "send-digests": {"task": "notifications.tasks.send_digests", "schedule": env_int("DIGEST_SWEEP_SECONDS", 3600)},
 }
+
+# --- Live event streams (streams/) ------------------------------------------------
+# Wake-ups go through Redis pub/sub on this channel when REDIS_URL is set (every
+# process's streams hear every move); without it, streams are woken in-process and
+# a watcher looks for changes by other processes (the worker) every POLL seconds.
+STREAMS_REDIS_URL = env("STREAMS_REDIS_URL", REDIS_URL)
+STREAMS_CHANNEL = env("STREAMS_CHANNEL", "manhattan:streams")
+STREAMS_POLL_SECONDS = float(env("STREAMS_POLL_SECONDS", "0" if STREAMS_REDIS_URL else "1"))
+STREAMS_HEARTBEAT_SECONDS = float(env("STREAMS_HEARTBEAT_SECONDS", "15"))
+STREAMS_PER_USER = env_int("STREAMS_PER_USER", 10)
+STREAMS_IDLE_SECONDS = float(env("STREAMS_IDLE_SECONDS", "3600"))  # without an event: then the client reconnects
+STREAMS_SEND_TIMEOUT_SECONDS = float(env("STREAMS_SEND_TIMEOUT_SECONDS", "30"))  # a reader this slow is dropped
+STREAMS_RETRY_MS = env_int("STREAMS_RETRY_MS", 2000)  # how soon EventSource reconnects
+
+# A player whose game page sent a heartbeat this recently is at the table: no turn
+# email or reminder for that game (the page beats every minute while visible).
+PRESENCE_SECONDS = env_int("PRESENCE_SECONDS", 120)
 
 # --- Email ----------------------------------------------------------------------
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Manhattan by mail <play@localhost>")

@@ -10,6 +10,7 @@ from notifications.inbound import webhook
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("streams.urls")),
     path("api/v1/", include("games.api.urls")),
     re_path(r"^api/", api_not_found),
     path("accounts/", include("accounts.urls")),

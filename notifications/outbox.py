@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import Game
+from games.services import presence
 
 from . import bounces
 from .emails import build_message
@@ -136,6 +137,15 @@ def _suppressed_by_preferences(notification: Notification, preference: Preferenc
     return None
 
 
+def _at_the_table(notification: Notification, now: datetime) -> bool:
+    """A turn email or reminder to a player who has the game's page open: they
+    see their turn come, so it is not sent. Asked when it is sent (on commit of
+    the move), so that the move itself reads nothing more."""
+    if notification.kind not in (Kind.YOUR_TURN, Kind.REMINDER) or notification.game_id is None:
+        return False
+    return notification.user_id is not None and presence.is_watching(notification.game_id, notification.user_id, now)
+
+
 def deliver(notification_id: int) -> bool:
     """Send one pending notification; True if this call sent it.
 
@@ -170,6 +180,8 @@ def deliver(notification_id: int) -> bool:
     mine = Notification.objects.filter(pk=notification_id, claimed_until=lease)
     notification = Notification.objects.select_related("user__preference", "game").get(pk=notification_id)
     suppressed = _suppressed_by_preferences(notification, _loaded_preference(notification.user))
+    if _at_the_table(notification, now):
+        suppressed = Notification.Status.SKIPPED
     if suppressed is None and notification.kind != Kind.LOGIN and bounces.is_suppressed(notification):
         suppressed = Notification.Status.SKIPPED
     if suppressed is not None:

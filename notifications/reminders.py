@@ -23,6 +23,7 @@ from accounts.models import User
 from games import services, store
 from games.errors import GameError
 from games.models import Game
+from games.services import presence
 
 from . import outbox
 from .models import Kind, Notification, Preference, TurnClock
@@ -140,12 +141,16 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
         by_interval: dict[int, list[int]] = defaultdict(list)  # reminder_every_hours -> games reminded
         away: dict[tuple[datetime, int | None], list[int]] = defaultdict(list)  # (back, timeout_hours) -> games
         nobody: list[int] = []
+        watched: dict[int, list[int]] = defaultdict(list)  # reminder_every_hours -> games whose player is on the page
+        at_table = presence.watching(((row[0], row[8]) for row in rows if row[8] is not None), now)
         reminders: list[Notification] = []
         for game_id, version, seat, since, timeout_hours, every_hours, sent, timeout, user_id, email, back in rows:
             if seat is None or user_id is None:
                 nobody.append(game_id)  # no player to remind (start_turn clears the clock in that case)
             elif back is not None and back > now:
                 away[(back, timeout_hours)].append(game_id)
+            elif (game_id, user_id) in at_table:
+                watched[every_hours].append(game_id)  # they see it is their turn: ask again later
             else:
                 by_interval[every_hours].append(game_id)
                 level = sent + 1
@@ -172,6 +177,8 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
                 next_reminder_at=back,
                 timeout_at=back + timedelta(hours=timeout_hours) if timeout_hours else None,
             )
+        for hours, games in watched.items():
+            TurnClock.objects.filter(game_id__in=games).update(next_reminder_at=now + timedelta(hours=hours))
         for hours, games in by_interval.items():
             TurnClock.objects.filter(game_id__in=games).update(
                 next_reminder_at=now + timedelta(hours=hours), reminders_sent=F("reminders_sent") + 1
@@ -225,6 +232,10 @@ def _time_out(game_id: int, due_at: datetime, now: datetime) -> bool:
             claimed.update(next_reminder_at=back, timeout_at=back + timedelta(hours=hours) if hours else None)
             return False
         if not clock.warned:
+            if clock.user_id is not None and presence.is_watching(game_id, clock.user_id, now):
+                # No warning while they have the page open: the timeout waits for one.
+                claimed.update(timeout_at=now + warning_grace(hours))
+                return False
             _warn(clock, now + warning_grace(hours))
             claimed.update(warned=True, timeout_at=now + warning_grace(hours))
             return False

@@ -29,6 +29,7 @@ from games.services import play
 
 from . import idempotency
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
+from .events import visible_events
 from .serializers import (
     ActionRequestSerializer,
     ActionResultSerializer,
@@ -367,20 +368,10 @@ class EventsView(APIView):
     )
     def get(self, request: Request, game_id: str) -> Response:
         loaded = store.load(game_id, fold=False)
-        own = loaded.seat_of(request_user(request))
-        seat = own.index if own is not None else None
         after_raw = request.query_params.get("after", "0")
         if not _is_small_number(after_raw):
             raise GameError("bad_after", "'after' must be a whole number.")
-        rows = store.event_rows(loaded.game, after=int(after_raw))
-        events = [
-            {
-                "seq": row["seq"],
-                "created": row["created"],
-                **engine.redact_event(row["payload"], seat),
-            }
-            for row in rows
-        ]
+        events = visible_events(loaded, request_user(request), after=int(after_raw))
         return Response({"version": loaded.game.version, "events": events})
 
 

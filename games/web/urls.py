@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import presence, views
 from .new_game import new_game
 
 app_name = "games"
@@ -16,4 +16,5 @@ urlpatterns = [
     path("<str:game_id>/decline/", views.decline, name="decline"),
     path("<str:game_id>/start/", views.start, name="start"),
     path("<str:game_id>/back/", views.come_back, name="come_back"),
+    path("<str:game_id>/presence/", presence.heartbeat, name="presence"),
 ]

@@ -63,12 +63,13 @@ def test_the_html_part_goes_out_as_8bit_not_quoted_printable(started_game):
 
 
 def test_delivering_an_email_runs_a_bounded_number_of_queries(bot_game, django_assert_max_num_queries, mailoutbox):
-    """The notification with its user, preference and game; the seats with their
-    players; the log; the update: the same number for any number of players."""
+    """The notification with its user, preference and game; whether the player has
+    the game page open (a turn email); the seats with their players; the log; the
+    update: the same number for any number of players."""
     placement_turn_of(bot_game, 0)
     Preference.objects.get_or_create(user=bot_game.creator)
     notification = latest(Kind.YOUR_TURN, seat=0)
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         assert outbox.deliver(notification.pk) is True
     assert len(mailoutbox) == 1
 

@@ -91,9 +91,10 @@ def test_the_sweep_runs_a_fixed_number_of_queries_however_many_are_due(
     started = start_games(alice, bob, 6)
     Preference.objects.create(user=alice)
     now = all_due(started)
-    # The locking read, the UPDATE of the clocks, the INSERT of the reminders, the
-    # read of their ids, and the transaction's savepoint or BEGIN/COMMIT.
-    with django_assert_max_num_queries(7):
+    # The locking read, who of them is on the game page, the UPDATE of the clocks,
+    # the INSERT of the reminders, the read of their ids, and the transaction's
+    # savepoint or BEGIN/COMMIT.
+    with django_assert_max_num_queries(8):
         assert reminders.send_due_reminders(now=now) == 6
 
 

@@ -1,0 +1,99 @@
+"""How many streams a user may hold open at once, across every process.
+
+Each open stream holds a slot that expires unless its stream renews it (at
+every heartbeat), so a process that dies without closing its streams frees
+their slots within a few heartbeats. The slots live in Redis when
+``REDIS_URL`` is set (shared by all processes), else in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+import time
+
+import redis.asyncio as aioredis
+from django.conf import settings
+
+
+def _lifetime() -> float:
+    return 3 * settings.STREAMS_HEARTBEAT_SECONDS + 5
+
+
+class _LocalSlots:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._slots: dict[int, dict[str, float]] = {}
+
+    def acquire(self, user_id: int, slot: str, limit: int) -> bool:
+        now = time.time()
+        with self._lock:
+            held = {s: until for s, until in self._slots.get(user_id, {}).items() if until > now}
+            if len(held) >= limit:
+                self._slots[user_id] = held
+                return False
+            held[slot] = now + _lifetime()
+            self._slots[user_id] = held
+            return True
+
+    def renew(self, user_id: int, slot: str) -> None:
+        with self._lock:
+            if slot in self._slots.get(user_id, {}):
+                self._slots[user_id][slot] = time.time() + _lifetime()
+
+    def release(self, user_id: int, slot: str) -> None:
+        with self._lock:
+            self._slots.get(user_id, {}).pop(slot, None)
+
+
+_local = _LocalSlots()
+_clients: dict[asyncio.AbstractEventLoop, aioredis.Redis] = {}
+
+
+def _redis() -> aioredis.Redis:
+    # A Redis client belongs to the event loop it was made on.
+    loop = asyncio.get_running_loop()
+    if loop not in _clients:
+        _clients[loop] = aioredis.from_url(settings.STREAMS_REDIS_URL, socket_timeout=2)
+    return _clients[loop]
+
+
+def _key(user_id: int) -> str:
+    return f"{settings.STREAMS_CHANNEL}:slots:{user_id}"
+
+
+async def acquire(user_id: int) -> str | None:
+    """A slot for a new stream of ``user_id``, or None when they hold the most allowed."""
+    slot = secrets.token_hex(8)
+    limit = settings.STREAMS_PER_USER
+    if not settings.STREAMS_REDIS_URL:
+        return slot if _local.acquire(user_id, slot, limit) else None
+    now = time.time()
+    key = _key(user_id)
+    async with _redis().pipeline(transaction=True) as pipe:
+        pipe.zremrangebyscore(key, "-inf", now)
+        pipe.zadd(key, {slot: now + _lifetime()})
+        pipe.zcard(key)
+        pipe.expire(key, int(_lifetime()) + 1)
+        held = (await pipe.execute())[2]
+    if held > limit:
+        await _redis().zrem(key, slot)
+        return None
+    return slot
+
+
+async def renew(user_id: int, slot: str) -> None:
+    if not settings.STREAMS_REDIS_URL:
+        _local.renew(user_id, slot)
+        return
+    key = _key(user_id)
+    await _redis().zadd(key, {slot: time.time() + _lifetime()}, xx=True)
+    await _redis().expire(key, int(_lifetime()) + 1)
+
+
+async def release(user_id: int, slot: str) -> None:
+    if not settings.STREAMS_REDIS_URL:
+        _local.release(user_id, slot)
+        return
+    await _redis().zrem(_key(user_id), slot)

@@ -1,0 +1,30 @@
+"""Turn games' hooks into wake-up messages, sent once the transaction commits.
+
+A message only says which game changed; listeners then read the new events
+from the database, so a lost or late message delays a stream and never loses
+an event, and nothing secret travels through the broker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.dispatch import receiver
+
+from games.signals import events_appended, lobby_changed
+
+from . import bus
+
+
+@receiver(events_appended, dispatch_uid="streams.events_appended")
+def wake_game_listeners(sender: Any, loaded: Any, events: list[Any], first_seq: int, **kwargs: Any) -> None:
+    game_id = str(loaded.game.public_id)
+    seq = first_seq + len(events) - 1
+    transaction.on_commit(lambda: bus.publish(bus.Wake(game=game_id, seq=seq)))
+
+
+@receiver(lobby_changed, dispatch_uid="streams.lobby_changed")
+def wake_lobby_listeners(sender: Any, game: Any, **kwargs: Any) -> None:
+    game_id = str(game.public_id)
+    transaction.on_commit(lambda: bus.publish(bus.Wake(game=game_id, seq=game.version, lobby=True)))

@@ -1,0 +1,93 @@
+(function () {
+  "use strict";
+  // The game page, live: the game's event stream says something happened, and
+  // the page fetches itself and swaps its content, so everything on it is
+  // drawn by the same template as a reload. Presence: while the page is open
+  // and visible it says so every minute, and no turn email is sent meanwhile.
+  var me = document.currentScript;
+  if (!me || !window.fetch) { return; }
+  var data = me.dataset;
+  var nonce = me.nonce;
+  var version = parseInt(data.version, 10) || 0;
+  var myTurn = data.myTurn === "true";
+  var baseTitle = document.title.replace(/^\(.*?\) /, "");
+
+  function icon(mine) {
+    // A tower: red when it is your turn, grey otherwise (an SVG, written URL-encoded).
+    var colour = mine ? "%23d33" : "%23888";
+    var link = document.querySelector("link[rel~=icon]");
+    if (!link) { link = document.createElement("link"); link.rel = "icon"; document.head.appendChild(link); }
+    link.href = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E" +
+      "%3Crect x='3' y='2' width='10' height='13' fill='" + colour + "'/%3E%3C/svg%3E";
+    link.dataset.yourTurn = mine ? "true" : "false";
+  }
+
+  function showTurn() {
+    document.title = myTurn ? "(" + data.yourTurn + ") " + baseTitle : baseTitle;
+    icon(myTurn);
+  }
+
+  // Scripts of the swapped content run again (with this page's nonce), since
+  // the elements they worked on are new.
+  function rerunScripts(doc) {
+    doc.querySelectorAll("script[nonce]:not([data-live])").forEach(function (old) {
+      var script = document.createElement("script");
+      script.nonce = nonce;
+      script.textContent = old.textContent;
+      document.body.appendChild(script);
+      script.remove();
+    });
+  }
+
+  var fetching = false;
+  var again = false;
+  function refresh() {
+    if (fetching) { again = true; return; }
+    fetching = true;
+    fetch(data.page, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
+      .then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.querySelector("main");
+        var live = doc.getElementById("live-script");
+        var main = document.querySelector("main");
+        if (!fresh || !live || !main) { return; }
+        main.replaceWith(document.adoptNode(fresh));
+        version = parseInt(live.dataset.version, 10) || version;
+        me.dataset.version = String(version);
+        myTurn = live.dataset.myTurn === "true";
+        baseTitle = doc.title;
+        showTurn();
+        rerunScripts(doc);
+        document.dispatchEvent(new CustomEvent("game:updated", { detail: { version: version } }));
+      })
+      .catch(function () { /* the next event or a reload will try again */ })
+      .then(function () {
+        fetching = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+
+  showTurn();
+  if (window.EventSource && data.history !== "true") {
+    var source = new EventSource(data.stream + "?after=" + version);
+    source.onmessage = function (event) {
+      if ((parseInt(event.lastEventId, 10) || 0) > version) { refresh(); }
+    };
+  }
+
+  if (data.presence) {
+    var beat = function (state) {
+      var body = new URLSearchParams({ state: state });
+      fetch(data.presence, {
+        method: "POST", credentials: "same-origin", keepalive: true, body: body,
+        headers: { "X-CSRFToken": data.csrf },
+      }).catch(function () {});
+    };
+    var visible = function () { return document.visibilityState === "visible"; };
+    if (visible()) { beat("visible"); }
+    setInterval(function () { if (visible()) { beat("visible"); } }, 60000);
+    document.addEventListener("visibilitychange", function () { beat(visible() ? "visible" : "hidden"); });
+    window.addEventListener("pagehide", function () { beat("hidden"); });
+  }
+})();

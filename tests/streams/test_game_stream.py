@@ -1,0 +1,174 @@
+"""GET /api/v1/games/{id}/stream through a live ASGI server and a real SSE client."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from accounts.services import create_api_token
+from games import engine, store
+from games.engine.bots import random_bot
+from games.services import play
+
+pytestmark = pytest.mark.slow
+
+
+def token(user) -> dict[str, str]:
+    return {"Authorization": f"Bearer {create_api_token(user=user, name='stream').raw}"}
+
+
+def play_one(game, user) -> None:
+    """``user`` takes a legal action through the service the API calls."""
+    loaded = store.load(game.public_id)
+    seat = loaded.seat_of(user)
+    action = random_bot(engine.player_view(loaded.state, seat.index), random.Random(loaded.game.version))
+    play.submit_action(game_id=game.public_id, user=user, action=action, expected_version=loaded.game.version)
+
+
+def drain(stream) -> None:
+    """Read until the stream ends (the assertion of ``next``) or 5 s pass."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        stream.next(timeout=5)
+
+
+def api_events(server, game, user, after=0) -> list[dict[str, Any]]:
+    response = httpx.get(f"{server.url}/api/v1/games/{game.public_id}/events?after={after}", headers=token(user))
+    assert response.status_code == 200
+    return list(response.json()["events"])
+
+
+def test_the_stream_replays_then_follows_each_move_as_the_events_endpoint_shows_it(
+    asgi_server, sse, started_game, alice, bob
+):
+    url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream"
+    stream = sse(url, **token(bob))
+    assert stream.status == 200
+    assert stream.content_type.startswith("text/event-stream")
+    replayed = [stream.next() for _ in range(started_game.version)]
+    assert [e.id for e in replayed] == [str(n) for n in range(1, started_game.version + 1)]
+
+    before = started_game.version
+    started = time.monotonic()
+    play_one(started_game, alice)
+    live = stream.next(timeout=2)
+    assert time.monotonic() - started < 1.0
+    assert live.id == str(before + 1)
+    # Exactly what /events says to bob, byte for byte once parsed.
+    assert [e.data for e in replayed] + [live.data] == api_events(asgi_server, started_game, bob)
+
+
+def test_other_hands_never_reach_the_stream(asgi_server, sse, started_game, alice, bob):
+    stream = sse(f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream", **token(bob))
+    created = stream.next()
+    assert created.data["type"] == "game_created"
+    hands = created.data["hands"]
+    bob_seat = store.load(started_game.public_id).seat_of(bob).index
+    assert hands[bob_seat] is not None
+    assert all(hand is None for seat, hand in enumerate(hands) if seat != bob_seat)
+    assert "draw_pile" not in created.data
+    for _ in range(started_game.version - 1):
+        stream.next()
+    for _ in range(4):  # alice's moves: her draws stay hers
+        game = store.get(started_game.public_id)
+        mover = alice if game.to_act_seat != bob_seat else bob
+        play_one(game, mover)
+        event = stream.next(timeout=2)
+        if event.data.get("player") not in (None, bob_seat) and "drew" in event.data:
+            assert event.data["drew"] is None
+    assert "seed" not in str(stream.comments)
+
+
+def test_a_reconnect_with_last_event_id_loses_nothing(asgi_server, sse, started_game, alice, bob):
+    url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream"
+    first = sse(url, **token(bob))
+    seen = [first.next() for _ in range(started_game.version)]
+    first.close()
+    play_one(started_game, alice)  # while bob is away
+    second = sse(url, **token(bob), **{"Last-Event-ID": seen[-1].id})
+    resumed = second.next()
+    assert resumed.id == str(int(seen[-1].id) + 1)
+    assert resumed.data == api_events(asgi_server, started_game, bob, after=int(seen[-1].id))[0]
+
+
+def test_the_page_can_start_after_its_version_without_the_header(asgi_server, sse, started_game, bob):
+    url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream?after={started_game.version - 1}"
+    stream = sse(url, **token(bob))
+    assert stream.next().id == str(started_game.version)
+
+
+def test_heartbeat_comments_keep_the_stream_open(asgi_server, sse, started_game, bob, settings):
+    settings.STREAMS_HEARTBEAT_SECONDS = 0.3
+    stream = sse(f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream", **token(bob))
+    time.sleep(1.2)
+    assert ": heartbeat" in stream.comments
+
+
+def test_an_idle_stream_ends_and_says_why(asgi_server, sse, started_game, bob, settings):
+    settings.STREAMS_IDLE_SECONDS = 0.5
+    settings.STREAMS_HEARTBEAT_SECONDS = 0.2
+    stream = sse(f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream", **token(bob))
+    with pytest.raises(AssertionError, match="the stream ended"):
+        drain(stream)
+    assert any("idle" in comment for comment in stream.comments)
+
+
+def test_unknown_game_is_a_404_problem(asgi_server, bob):
+    response = httpx.get(
+        f"{asgi_server.url}/api/v1/games/4e1b2c3d-0000-0000-0000-000000000000/stream", headers=token(bob)
+    )
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["code"] == "game_not_found"
+
+
+def test_without_credentials_is_a_401_problem(asgi_server, started_game):
+    response = httpx.get(f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream")
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+    response = httpx.get(f"{asgi_server.url}/api/v1/stream", headers={"Authorization": "Bearer mbm_nope"})
+    assert response.status_code == 401
+
+
+def test_a_bad_last_event_id_is_a_400_problem(asgi_server, started_game, bob):
+    headers = {**token(bob), "Last-Event-ID": "seven"}
+    response = httpx.get(f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream", headers=headers)
+    assert response.status_code == 400
+    assert response.json()["code"] == "bad_last_event_id"
+
+
+def test_too_many_streams_is_a_429_problem_until_one_closes(asgi_server, sse, started_game, bob, settings):
+    settings.STREAMS_PER_USER = 2
+    url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream"
+    headers = token(bob)
+    first, _second = sse(url, **headers), sse(url, **headers)
+    third = sse(url, **headers)
+    assert third.status == 429
+    assert b'"too_many_streams"' in third.body
+    first.close()
+    deadline = time.monotonic() + 5
+    while sse(url, **headers).status != 200:
+        assert time.monotonic() < deadline, "the closed stream's slot was never freed"
+        time.sleep(0.2)
+
+
+def test_the_session_of_a_signed_in_page_opens_the_stream(asgi_server, sse, started_game, bob, client):
+    client.force_login(bob)
+    cookie = client.cookies["sessionid"].value
+    stream = sse(f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream", Cookie=f"sessionid={cookie}")
+    assert stream.status == 200
+    assert stream.next().id == "1"
+
+
+def test_the_wsgi_application_still_serves_the_api_and_says_where_streams_are(client, started_game, bob):
+    client.force_login(bob)
+    response = client.get(f"/api/v1/games/{started_game.public_id}/events")
+    assert response.status_code == 200
+    # Under WSGI a stream would be collected whole, never sent: refused at once.
+    response = client.get(f"/api/v1/games/{started_game.public_id}/stream")
+    assert response.status_code == 503
+    assert response.json()["code"] == "streams_need_asgi"
