@@ -32,9 +32,9 @@ def generated(game_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> A
     config = tmp_path / "config.yaml"
     config.write_text(f"package_name_override: {PACKAGE}\nproject_name_override: manhattan-client\npost_hooks: []\n")
     output = tmp_path / "tmp" / PACKAGE
+    command = [str(GENERATOR), "generate", "--path", str(schema), "--output-path", str(output)]
     result = subprocess.run(
-        [str(GENERATOR), "generate", "--path", str(schema), "--output-path", str(output), "--meta", "none"]
-        + ["--config", str(config)],
+        [*command, "--meta", "none", "--config", str(config)],
         capture_output=True,
         text=True,
         timeout=120,
