@@ -239,3 +239,14 @@ def test_a_token_is_made_with_the_scopes_asked_for(alice):
     assert made.json()["scopes"] == ["games:read"]
     unknown = browser.post("/api/v1/tokens", {"name": "x", "scopes": ["games:everything"]}, format="json")
     assert unknown.status_code == 400
+
+
+def test_operators_see_apps_and_their_tokens_in_the_admin(device_app, alice, make_user):
+    device_token(device_app, alice)
+    root = make_user("root@example.com", is_staff=True, is_superuser=True, password="pw-for-the-admin")
+    admin = Client()
+    assert admin.login(email=root.email, password="pw-for-the-admin")
+    index = admin.get("/admin/").content.decode()
+    assert "/admin/oauth2_provider/application/" in index
+    tokens = admin.get("/admin/oauth2_provider/accesstoken/").content.decode()
+    assert "alice@example.com" in tokens
