@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from oauth2_provider import views as oauth_views
+from oauth2_provider.views.device import DeviceGrantForm
 from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
 
 from .auth_helpers import request_user
@@ -56,8 +57,18 @@ class AuthorizationView(FreshSignInMixin, ScopeListMixin, oauth_views.Authorizat
     """The consent page of the authorization code grant."""
 
 
+class UserCodeForm(DeviceGrantForm):  # type: ignore[misc]
+    """The code as typed: spaces around it and small letters are forgiven."""
+
+    def clean_user_code(self) -> str:
+        self.cleaned_data["user_code"] = self.cleaned_data["user_code"].strip().upper()
+        return str(super().clean_user_code())
+
+
 class DeviceUserCodeView(FreshSignInMixin, oauth_views.DeviceUserCodeView):  # type: ignore[misc]
     """Where a person enters the code a device shows."""
+
+    form_class = UserCodeForm
 
 
 class DeviceConfirmView(FreshSignInMixin, ScopeListMixin, oauth_views.DeviceConfirmView):  # type: ignore[misc]

@@ -250,3 +250,15 @@ def test_operators_see_apps_and_their_tokens_in_the_admin(device_app, alice, mak
     assert "/admin/oauth2_provider/application/" in index
     tokens = admin.get("/admin/oauth2_provider/accesstoken/").content.decode()
     assert "alice@example.com" in tokens
+
+
+def test_a_code_is_taken_as_typed_and_a_wrong_one_is_explained(device_app, alice):
+    codes = form(Client(), "/oauth/device-authorization/", {"client_id": device_app.client_id}).json()
+    alice.language = "fr"
+    alice.save()
+    browser = fresh_session(alice)
+    wrong = browser.post("/oauth/device/", {"user_code": "NOPE1234"})
+    assert wrong.status_code == 200
+    assert "Ce code est inconnu" in wrong.content.decode()
+    typed = browser.post("/oauth/device/", {"user_code": f"  {codes['user_code'].lower()} "})
+    assert typed.status_code == 302
