@@ -25,8 +25,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from oauth2_provider import views as oauth_views
-from oauth2_provider.views.device import DeviceGrantForm
 from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
+from oauth2_provider.views.device import DeviceGrantForm
 
 from .auth_helpers import request_user
 from .permissions import is_weak_session
