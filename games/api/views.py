@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 from django.utils.http import quote_etag
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,6 +30,7 @@ from games.services import play
 from . import idempotency
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
 from .events import visible_events
+from .examples import ACTION_EXAMPLES, CREATE_EXAMPLES, LEGAL_ACTIONS_EXAMPLE
 from .serializers import (
     ActionRequestSerializer,
     ActionResultSerializer,
@@ -44,46 +45,6 @@ from .strict import refuse_unknown_action_fields, refuse_unknown_fields
 # joining, starting and moving need games:play.
 READS = {"GET": GAMES_READ}
 PLAYS = {"POST": GAMES_PLAY}
-
-CREATE_EXAMPLES = [
-    OpenApiExample(
-        "Me against the greedy bot",
-        value={"seats": [{"kind": "me"}, {"kind": "bot", "bot": "greedy"}], "options": {"players": 2}},
-        request_only=True,
-    ),
-    OpenApiExample(
-        "Four players, sides chosen, a friend invited",
-        value={
-            "seats": [{"kind": "me"}, {"kind": "invite", "email": "friend@example.com"}, {"kind": "open"},
-                      {"kind": "bot", "bot": "strong"}],
-            "options": {"players": 4, "sides": ["S", "N", "W", "E"], "start_player": 0},
-            "reminders": {"first_hours": 24, "every_hours": 48, "timeout_hours": 168},
-        },
-        request_only=True,
-    ),
-]  # fmt: skip
-ACTION_EXAMPLES = [
-    OpenApiExample(
-        "Select pieces", value={"action": {"type": "select", "pieces": [1, 1, 2, 2, 3, 4]}, "expected_version": 1},
-        request_only=True,
-    ),
-    OpenApiExample(
-        "Place a piece", value={"action": {"type": "place", "card": 5, "city": 3, "size": 2}, "expected_version": 7},
-        request_only=True,
-    ),
-    OpenApiExample(
-        "The same move in notation", value={"action": "card 5 city 3 size 2", "expected_version": 7},
-        request_only=True,
-    ),
-]  # fmt: skip
-LEGAL_ACTIONS_EXAMPLE = OpenApiExample(
-    "My turn to place",
-    value={
-        "seat": 0, "phase": "placement", "my_turn": True, "selection": None, "can_resign": True, "version": 7,
-        "placements": [{"card": 5, "options": [{"city": 3, "lot": 5, "size": 2, "colour": "red"}]}],
-    },
-    response_only=True,
-)  # fmt: skip
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
