@@ -1,4 +1,5 @@
-"""Create a demo operator, two demo players and a game against bots.
+"""Create a demo operator, two demo players, a game against bots, and an OAuth
+app for command-line clients (examples/bot_client.py).
 
 Run by ``python3 dev.py serve`` so a newcomer has something to look at; safe
 to run again (it only creates what is missing).
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand
+from oauth2_provider.models import get_application_model
 
 from accounts.models import User
 from accounts.services import create_api_token
@@ -17,6 +19,7 @@ from games.models import Game
 
 DEMO_ADMIN = "admin@example.com"
 DEMO_PASSWORD = "manhattan"
+DEMO_CLIENT_ID = "demo-bot-client"
 
 
 class Command(BaseCommand):
@@ -45,3 +48,16 @@ class Command(BaseCommand):
             )
             services.start_game(game=game, user=admin)
             self.stdout.write(f"Demo game {game.public_id}: the demo admin against three bots.")
+        app, created = get_application_model().objects.get_or_create(
+            client_id=DEMO_CLIENT_ID,
+            defaults={
+                "name": "Demo bot client",
+                "client_type": "public",
+                "authorization_grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+            },
+        )
+        if created:
+            self.stdout.write(
+                f"OAuth app for command-line clients (device grant): client id {app.client_id}"
+                f" (python3 examples/bot_client.py --server <site> --client-id {app.client_id} --challenge greedy)"
+            )
