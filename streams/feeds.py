@@ -16,7 +16,7 @@ from django.db.models import Q
 
 from accounts.models import User
 from games import store
-from games.api.events import visible_events
+from games.api.events import as_seen_by, visible_events
 from games.engine.events import (
     GAME_CREATED,
     GAME_FINISHED,
@@ -45,10 +45,23 @@ class Frame:
     body: dict[str, Any]
 
 
-def game_events(game_id: str, user: User, *, after: int) -> list[Frame]:
-    """The game's events after ``after`` as ``user`` may see them, each with its seq as id."""
+@dataclass(frozen=True)
+class GameRead:
+    """One read of a game's log after a seq, unredacted: shared by the streams of
+    that game that stand at the same seq, each redacting its own copy."""
+
+    loaded: store.LoadedGame
+    rows: list[dict[str, Any]]
+
+
+def read_game(game_id: str, *, after: int) -> GameRead:
     loaded = store.load(game_id, fold=False)
-    return [Frame(id=str(event["seq"]), body=event) for event in visible_events(loaded, user, after=after, limit=PAGE)]
+    return GameRead(loaded, store.event_rows(loaded.game, after=after, limit=PAGE))
+
+
+def game_events(read: GameRead, user: User) -> list[Frame]:
+    """The events of ``read`` as ``user`` may see them, each with its seq as id."""
+    return [Frame(id=str(event["seq"]), body=event) for event in as_seen_by(read.loaded, user, read.rows)]
 
 
 # --- a user's stream: events across their games ---------------------------------

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Hashable
+from typing import Any, TypeVar
 
 from django.conf import settings
 
@@ -24,6 +24,8 @@ from games.api.events import render_json
 
 from . import bus, feeds, limits
 from .threads import run_sync
+
+T = TypeVar("T")
 
 
 def sse(frame: feeds.Frame) -> bytes:
@@ -64,6 +66,32 @@ class Watchdog:
 
 
 watchdog = Watchdog()
+
+
+class SharedReads:
+    """Reads of the database that streams woken together share.
+
+    A move wakes every stream of its game at once, and those standing at the
+    same seq would each read the same rows: the first starts the read and the
+    others wait for it. Nothing is kept once a read is done, so a stream that
+    asks later reads afresh.
+    """
+
+    def __init__(self) -> None:
+        self._running: dict[tuple[asyncio.AbstractEventLoop, Hashable], asyncio.Future[Any]] = {}
+
+    async def get(self, key: Hashable, read: Callable[[], T]) -> T:
+        slot = (asyncio.get_running_loop(), key)
+        future = self._running.get(slot)
+        if future is None:
+            future = asyncio.ensure_future(run_sync(read))
+            self._running[slot] = future
+            future.add_done_callback(lambda _: self._running.pop(slot, None))
+        result: T = await asyncio.shield(future)
+        return result
+
+
+shared_reads = SharedReads()
 
 
 class Stream:
@@ -133,7 +161,9 @@ class GameStream(Stream):
         return {self.game_id}
 
     async def read(self) -> list[feeds.Frame]:
-        frames = await run_sync(lambda: feeds.game_events(self.game_id, self.user, after=self.after))
+        after = self.after
+        read = await shared_reads.get((self.game_id, after), lambda: feeds.read_game(self.game_id, after=after))
+        frames = feeds.game_events(read, self.user)
         if frames:
             self.after = int(frames[-1].id)
         return frames

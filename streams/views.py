@@ -14,7 +14,6 @@ from typing import Any
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.views.decorators.http import require_GET
 from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -65,8 +64,10 @@ def _event_stream(frames: Any) -> StreamingHttpResponse:
 
 
 def _not_streaming(request: HttpRequest) -> JsonResponse | None:
-    """Under WSGI a response is collected whole before it is sent, so a stream
-    would never arrive (and would hold a worker thread forever): say so instead."""
+    """Only GET; and under WSGI a response is collected whole before it is sent, so
+    a stream would never arrive (and would hold a worker thread forever): say so."""
+    if request.method not in ("GET", "HEAD"):
+        return _problem(405, "method_not_allowed", f"Method {request.method} not allowed.", {"Allow": "GET"})
     if isinstance(request, WSGIRequest):
         return _problem(
             503, "streams_need_asgi", "Event streams are served by the ASGI application (manhattan_site.asgi)."
@@ -83,7 +84,6 @@ async def _slot(user: User) -> str | JsonResponse:
     return slot
 
 
-@require_GET
 async def game_stream(request: HttpRequest, game_id: str) -> HttpResponseBase:
     """``GET /api/v1/games/{id}/stream``: the game's events as the caller may see them."""
     if refusal := _not_streaming(request):
@@ -104,7 +104,6 @@ async def game_stream(request: HttpRequest, game_id: str) -> HttpResponseBase:
     return _event_stream(GameStream(user=user, slot=slot, game_id=str(game.public_id), after=int(raw)).frames())
 
 
-@require_GET
 async def user_stream(request: HttpRequest) -> HttpResponseBase:
     """``GET /api/v1/stream``: what happens in the caller's games."""
     if refusal := _not_streaming(request):

@@ -111,3 +111,26 @@ def test_locustfile_loads() -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Table" in done.stdout
+
+
+def redis_reachable(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+@needs_postgres
+def test_streams_quick_json() -> None:
+    # Redis pub/sub on a channel of the run's own when there is a Redis; else the
+    # in-process wake-ups and the database watcher (slower, still every event).
+    redis_url = "redis://127.0.0.1:6379/12"
+    results = run_benchmark("streams", "--redis-url", redis_url if redis_reachable(redis_url) else "")
+
+    assert results["opened"] == results["streams"] == 100
+    assert results["all_received"] is True
+    assert results["events_missing"] == 0
+    assert results["kib_per_stream"] > 0
+    assert 0 < results["latency_ms"]["p50"] <= results["latency_ms"]["p99"]

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from django.db import connection
 from django.test import Client
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
@@ -23,7 +24,7 @@ from games.engine.bots import random_bot
 from games.models import Game
 from notifications import outbox
 from notifications.models import Kind, Notification
-from tests.streams.conftest import AsgiServer, end_other_sessions
+from tests.streams.conftest import AsgiServer, backend_pid, end_other_sessions
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -42,13 +43,20 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
         )
         yield chromium
         chromium.close()
+        # The ORM calls made under Playwright's loop have a connection of their own,
+        # which the next test's may use again: closed here, not ended from outside.
+        connection.close()
 
 
 @pytest.fixture
 def server(transactional_db: Any) -> Iterator[AsgiServer]:
+    # The fixtures' own connection, which the next test's fixtures use again: the
+    # others (the server's, and the one the test's ORM calls open under
+    # Playwright's loop) are ended after, or PostgreSQL would not drop the database.
+    fixtures_connection = backend_pid()
     with AsgiServer() as running:
         yield running
-    end_other_sessions()
+    end_other_sessions(keep={fixtures_connection})
 
 
 def signed_in(browser: Browser, server: AsgiServer, user: User) -> BrowserContext:
@@ -112,7 +120,7 @@ def test_two_players_see_each_other_s_moves_appear_without_a_reload(server, brow
     # The tab of the player whose turn it is says so.
     current = to_act(started_game)
     page = pages[current.pk]
-    page.wait_for_function("document.title.startsWith('(Your turn)')", timeout=3000)
+    page.wait_for_function("() => document.title.startsWith('(Your turn)')", timeout=3000)
     other = pages[(bob if current == alice else alice).pk]
     assert not other.title().startswith("(Your turn)")
     assert other.evaluate("document.querySelector('link[rel~=icon]').dataset.yourTurn") == "false"
@@ -142,7 +150,7 @@ def test_a_player_on_the_page_gets_no_turn_email_and_one_again_after_leaving(
         services.play_bot_turns(game_id=bot_game.public_id)
     assert Notification.objects.filter(game=bot_game, user=alice, kind=Kind.YOUR_TURN).exists()
     assert sent_turn_emails(bot_game, alice) == 0
-    page.wait_for_function("document.title.startsWith('(Your turn)')", timeout=3000)
+    page.wait_for_function("() => document.title.startsWith('(Your turn)')", timeout=3000)
 
     page.goto("about:blank")  # she leaves the page
     page.wait_for_timeout(500)

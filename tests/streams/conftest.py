@@ -50,14 +50,25 @@ class AsgiServer:
         self.thread.join(timeout=10)
 
 
-def end_other_sessions() -> None:
+def backend_pid() -> int | None:
+    """The PostgreSQL session of this thread's (and context's) connection."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+def end_other_sessions(keep: set[int | None] | None = None) -> None:
     """The server's threads keep their database connections past the test; PostgreSQL
     will not drop the test database while they are open."""
     if connection.vendor == "postgresql":
+        kept = [pid for pid in (keep or set()) if pid is not None]
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid() AND NOT pid = ANY(%s)",
+                [kept],
             )
 
 

@@ -172,3 +172,26 @@ def test_the_wsgi_application_still_serves_the_api_and_says_where_streams_are(cl
     response = client.get(f"/api/v1/games/{started_game.public_id}/stream")
     assert response.status_code == 503
     assert response.json()["code"] == "streams_need_asgi"
+    response = client.post(f"/api/v1/games/{started_game.public_id}/stream")
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+
+
+def test_streams_woken_together_share_a_read_but_each_sees_only_its_own_draws(
+    asgi_server, sse, started_game, alice, bob
+):
+    url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream?after={started_game.version}"
+    streams = {user.pk: sse(url, **token(user)) for user in (alice, bob)}
+    seats = {user.pk: store.load(started_game.public_id).seat_of(user).index for user in (alice, bob)}
+    seen: dict[int, list[dict[str, Any]]] = {alice.pk: [], bob.pk: []}
+    while not any(e["type"] == "piece_placed" for e in seen[alice.pk]):
+        game = store.get(started_game.public_id)
+        mover = alice if game.to_act_seat == seats[alice.pk] else bob
+        play_one(game, mover)
+        for user_pk, stream in streams.items():
+            seen[user_pk].append(stream.next(timeout=2).data)
+    for user_pk, events in seen.items():
+        for event in events:
+            if event["type"] == "piece_placed":
+                own = event["player"] == seats[user_pk]
+                assert (event["drew"] is not None) == own, (user_pk, event)

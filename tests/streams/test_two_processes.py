@@ -47,17 +47,26 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(database_url: str, channel: str) -> tuple[subprocess.Popen[bytes], str]:
+def database_url_of_the_tests() -> str:
+    """The URL of the test database, for a server process of its own."""
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings['NAME']}"
+    return f"postgres://{settings['USER']}@{settings['HOST']}:{settings['PORT']}/{settings['NAME']}"
+
+
+def start_server(database_url: str, channel: str, redis_url: str = REDIS_URL) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    env = dict(
-        os.environ,
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "STREAMS_REDIS_URL")}
+    env.update(
         DATABASE_URL=database_url,
-        REDIS_URL=REDIS_URL,
         STREAMS_CHANNEL=channel,
         DJANGO_SETTINGS_MODULE="manhattan_site.settings",
         DJANGO_ENV="test",
         PYTHONPATH=str(ROOT),
     )
+    if redis_url:
+        env["REDIS_URL"] = redis_url
     process = subprocess.Popen(
         [
             sys.executable,
@@ -86,8 +95,7 @@ def start_server(database_url: str, channel: str) -> tuple[subprocess.Popen[byte
 
 @pytest.fixture
 def two_servers(transactional_db):
-    settings = connection.settings_dict
-    database_url = f"postgres://{settings['USER']}@{settings['HOST']}:{settings['PORT']}/{settings['NAME']}"
+    database_url = database_url_of_the_tests()
     channel = f"test-streams-{uuid.uuid4().hex}"
     servers = [start_server(database_url, channel) for _ in range(2)]
     yield [url for _, url in servers]
