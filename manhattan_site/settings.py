@@ -293,8 +293,16 @@ OAUTH2_PROVIDER = {
     **{
         f"COMPLIANT_BCP_RFC9700_{gate}": True
         for gate in (
-            "IMPLICIT_GRANT", "PASSWORD_GRANT", "PKCE_METHOD", "ACCESS_TOKEN_TRANSPORT", "AUTHZ_RESPONSE_ISS",
-            "TOKEN_STORAGE", "REFRESH_TOKEN", "REDIRECT_URI_SCHEME", "REDIRECT_URI_MATCHING", "PKCE_REQUIRED",
+            "IMPLICIT_GRANT",
+            "PASSWORD_GRANT",
+            "PKCE_METHOD",
+            "ACCESS_TOKEN_TRANSPORT",
+            "AUTHZ_RESPONSE_ISS",
+            "TOKEN_STORAGE",
+            "REFRESH_TOKEN",
+            "REDIRECT_URI_SCHEME",
+            "REDIRECT_URI_MATCHING",
+            "PKCE_REQUIRED",
         )
     },  # fmt: skip
 }
