@@ -304,7 +304,7 @@ OAUTH2_PROVIDER = {
             "REDIRECT_URI_MATCHING",
             "PKCE_REQUIRED",
         )
-    },  # fmt: skip
+    },
 }
 
 SPECTACULAR_SETTINGS = {

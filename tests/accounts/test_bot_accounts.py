@@ -9,7 +9,6 @@ from django.core import mail
 from django.test import Client
 from rest_framework.test import APIClient
 
-from accounts.models import User
 from games import services
 from notifications import outbox
 from notifications.models import Notification
@@ -18,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def robot(make_user) -> User:
+def robot(make_user):
     return make_user("robot@example.com", display_name="Robo", is_bot=True)
 
 

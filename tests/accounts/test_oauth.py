@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
@@ -43,7 +44,7 @@ def web_app(alice):
     )
 
 
-def form(client: Client, path: str, data: dict):
+def form(client: Client, path: str, data: dict[str, str]) -> Any:
     """POST as an OAuth client does: an url-encoded form."""
     return client.post(path, urlencode(data), content_type="application/x-www-form-urlencoded")
 
@@ -60,7 +61,7 @@ def bearer(token: str) -> APIClient:
     return client
 
 
-def device_token(app, user, scope: str = "games:read games:play") -> dict:
+def device_token(app, user, scope: str = "games:read games:play") -> dict[str, Any]:
     """The whole device grant: the device asks, the person approves, the device gets its token."""
     device = Client()
     asked = form(device, "/oauth/device-authorization/", {"client_id": app.client_id, "scope": scope})
@@ -91,7 +92,7 @@ def device_token(app, user, scope: str = "games:read games:play") -> dict:
         {"grant_type": DEVICE_GRANT, "device_code": codes["device_code"], "client_id": app.client_id},
     )
     assert granted.status_code == 200, granted.content
-    return granted.json()
+    return dict(granted.json())
 
 
 def test_device_grant_gives_a_token_with_the_scopes_asked_for(device_app, alice, started_game):
