@@ -159,19 +159,19 @@ def _changed_games(within: timedelta) -> list[tuple[Any, int, Any]]:
 
 
 hub = Hub()
-_publisher: redis.Redis | None = None
+_publishers: dict[str, redis.Redis] = {}  # by URL: one connection pool per process
 
 
 def publish(wake: Wake) -> None:
     """Send ``wake`` to every process's streams (called once the change is committed)."""
-    global _publisher
-    if not settings.STREAMS_REDIS_URL:
+    url = settings.STREAMS_REDIS_URL
+    if not url:
         hub.dispatch(wake)
         return
     try:
-        if _publisher is None:
-            _publisher = redis.Redis.from_url(settings.STREAMS_REDIS_URL, socket_timeout=2)
-        _publisher.publish(settings.STREAMS_CHANNEL, json.dumps(asdict(wake)))
+        if url not in _publishers:
+            _publishers[url] = redis.Redis.from_url(url, socket_timeout=2)
+        _publishers[url].publish(settings.STREAMS_CHANNEL, json.dumps(asdict(wake)))
     except redis.RedisError:
         # The move is stored; streams here still learn of it, and the others
         # at their next wake-up or reconnection.

@@ -9,12 +9,17 @@ their slots within a few heartbeats. The slots live in Redis when
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import secrets
 import threading
 import time
 
 import redis.asyncio as aioredis
 from django.conf import settings
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
 
 
 def _lifetime() -> float:
@@ -64,11 +69,23 @@ def _key(user_id: int) -> str:
 
 
 async def acquire(user_id: int) -> str | None:
-    """A slot for a new stream of ``user_id``, or None when they hold the most allowed."""
+    """A slot for a new stream of ``user_id``, or None when they hold the most allowed.
+
+    Like the API's throttles, the limit fails open: with Redis unreachable the
+    stream is allowed (and the outage logged) rather than every stream refused.
+    """
     slot = secrets.token_hex(8)
     limit = settings.STREAMS_PER_USER
     if not settings.STREAMS_REDIS_URL:
         return slot if _local.acquire(user_id, slot, limit) else None
+    try:
+        return await _acquire_in_redis(user_id, slot, limit)
+    except RedisError:
+        logger.warning("stream limits: Redis unavailable; stream allowed", exc_info=True)
+        return slot
+
+
+async def _acquire_in_redis(user_id: int, slot: str, limit: int) -> str | None:
     now = time.time()
     key = _key(user_id)
     async with _redis().pipeline(transaction=True) as pipe:
@@ -88,12 +105,14 @@ async def renew(user_id: int, slot: str) -> None:
         _local.renew(user_id, slot)
         return
     key = _key(user_id)
-    await _redis().zadd(key, {slot: time.time() + _lifetime()}, xx=True)
-    await _redis().expire(key, int(_lifetime()) + 1)
+    with contextlib.suppress(RedisError):  # the slot then expires: the limit errs on the open side
+        await _redis().zadd(key, {slot: time.time() + _lifetime()}, xx=True)
+        await _redis().expire(key, int(_lifetime()) + 1)
 
 
 async def release(user_id: int, slot: str) -> None:
     if not settings.STREAMS_REDIS_URL:
         _local.release(user_id, slot)
         return
-    await _redis().zrem(_key(user_id), slot)
+    with contextlib.suppress(RedisError):  # the slot expires by itself
+        await _redis().zrem(_key(user_id), slot)

@@ -107,4 +107,4 @@ def test_the_game_page_follows_its_stream_and_beats(started_game, bob):
     assert f'data-stream="/api/v1/games/{started_game.public_id}/stream"' in html
     assert f'data-presence="/games/{started_game.public_id}/presence/"' in html
     assert 'id="live-script"' in html
-    assert f'nonce="{page.wsgi_request.csp_nonce}"' in html
+    assert f'nonce="{page.wsgi_request.csp_nonce}"' in html  # type: ignore[attr-defined]

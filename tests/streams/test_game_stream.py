@@ -195,3 +195,16 @@ def test_streams_woken_together_share_a_read_but_each_sees_only_its_own_draws(
             if event["type"] == "piece_placed":
                 own = event["player"] == seats[user_pk]
                 assert (event["drew"] is not None) == own, (user_pk, event)
+
+
+def test_with_redis_down_streams_still_open_and_hear_this_process_s_moves(
+    asgi_server, sse, started_game, alice, bob, settings
+):
+    settings.STREAMS_REDIS_URL = "redis://127.0.0.1:9/0"  # nothing listens there
+    stream = sse(f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream", **token(bob))
+    assert stream.status == 200  # the per-user limit fails open
+    for _ in range(started_game.version):
+        stream.next()
+    game = store.get(started_game.public_id)
+    play_one(game, alice if game.to_act_seat == 0 else bob)  # its wake-up cannot be published
+    assert stream.next(timeout=3).id == str(started_game.version + 1)

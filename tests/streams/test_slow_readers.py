@@ -24,8 +24,8 @@ def test_the_watchdog_cancels_a_stream_stuck_in_a_send_and_spares_the_others(set
         stuck_task = loop.create_task(asyncio.sleep(10))
         reading_task = loop.create_task(asyncio.sleep(10))
         watchdog = Watchdog()
-        watchdog.watch(Stuck(stuck_task, since=loop.time()))  # type: ignore[arg-type]
-        watchdog.watch(Stuck(reading_task, since=None))  # type: ignore[arg-type]
+        watchdog.watch(Stuck(stuck_task, since=loop.time()))
+        watchdog.watch(Stuck(reading_task, since=None))
         await asyncio.sleep(0.6)
         result = stuck_task.cancelled(), reading_task.cancelled()
         reading_task.cancel()

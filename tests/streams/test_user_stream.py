@@ -95,3 +95,19 @@ def test_a_cursor_this_stream_never_sent_is_refused(asgi_server, bob):
     response = httpx.get(f"{asgi_server.url}/api/v1/stream", headers={**token(bob), "Last-Event-ID": "x:1"})
     assert response.status_code == 400
     assert response.json()["code"] == "bad_last_event_id"
+
+
+def test_an_invitation_sent_while_away_is_there_on_resuming(asgi_server, sse, alice, bob):
+    first = sse(f"{asgi_server.url}/api/v1/stream", **token(bob))
+    ready = first.next()
+    first.close()
+    game = services.create_game(
+        creator=alice,
+        options={"players": 2},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
+    )
+    second = sse(f"{asgi_server.url}/api/v1/stream", **token(bob), **{"Last-Event-ID": ready.id})
+    invitation = second.next()
+    assert invitation.data["type"] == "invitation"
+    assert invitation.data["game"] == str(game.public_id)
+    assert invitation.id.endswith(f"{game.pk}:0") or f"{game.pk}:0," in invitation.id
