@@ -11,10 +11,14 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from django.test import Client
+from django.urls import get_resolver
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from oauth2_provider.models import AccessToken, get_application_model
 from rest_framework.test import APIClient
+from rest_framework.views import APIView
 
 from accounts import links
+from accounts.api import MeView
 from accounts.services import create_api_token
 
 pytestmark = pytest.mark.django_db
@@ -263,3 +267,16 @@ def test_a_code_is_taken_as_typed_and_a_wrong_one_is_explained(device_app, alice
     assert "Ce code est inconnu" in wrong.content.decode()
     typed = browser.post("/oauth/device/", {"user_code": f"  {codes['user_code'].lower()} "})
     assert typed.status_code == 302
+
+
+def test_every_api_view_says_which_scope_it_needs():
+    """A new endpoint that forgets ``required_scopes`` would be open to every token."""
+    open_to_any_scope = {MeView, SpectacularAPIView, SpectacularSwaggerView}
+    found = []
+    for pattern in get_resolver("games.api.urls").url_patterns:
+        view = getattr(pattern.callback, "cls", None)
+        if view is None or not issubclass(view, APIView) or view in open_to_any_scope:
+            continue
+        found.append(view)
+        assert getattr(view, "required_scopes", None), f"{view.__name__} names no scope"
+    assert len(found) >= 12
