@@ -14,23 +14,30 @@ from .services import create_api_token, revoke_api_token
 @admin.register(User)
 class UserAdmin(BaseUserAdmin[User]):
     ordering = ("email",)
-    list_display = ("email", "display_name", "is_staff", "is_active", "date_joined")
+    list_display = ("email", "display_name", "is_bot", "is_staff", "is_active", "date_joined")
+    list_filter = ("is_bot", "is_staff", "is_superuser", "is_active")
     search_fields = ("email", "display_name")
+    actions = ("make_bot_accounts",)
     fieldsets = (
-        (None, {"fields": ("email", "password", "display_name")}),
+        (None, {"fields": ("email", "password", "display_name", "is_bot")}),
         ("Permissions", {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")}),
         ("Dates", {"fields": ("last_login", "date_joined")}),
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "password1", "password2")}),)
 
+    @admin.action(description="Make the selected users bot accounts (API only, no email)")
+    def make_bot_accounts(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        changed = queryset.filter(is_bot=False).update(is_bot=True)
+        self.message_user(request, f"{changed} account(s) are now bot accounts.")
+
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
-    list_display = ("name", "user", "prefix", "created", "last_used", "revoked")
+    list_display = ("name", "user", "prefix", "scope", "created", "last_used", "revoked")
     list_filter = ("revoked",)
     search_fields = ("name", "user__email", "prefix")
     readonly_fields = ("prefix", "created", "last_used", "revoked")
-    fields = ("user", "name", "prefix", "created", "last_used", "revoked")
+    fields = ("user", "name", "scope", "prefix", "created", "last_used", "revoked")
     actions = ("revoke",)
 
     def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
@@ -39,7 +46,7 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
             return
         # A new token is made by the service so that only its hash is stored;
         # the operator sees the token once, here.
-        new = create_api_token(user=obj.user, name=obj.name)
+        new = create_api_token(user=obj.user, name=obj.name, scope=obj.scope)
         obj.pk = new.token.pk
         obj.prefix, obj.token_hash, obj.created = new.token.prefix, new.token.token_hash, new.token.created
         self.message_user(

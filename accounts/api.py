@@ -12,8 +12,9 @@ from rest_framework.views import APIView
 from .auth_helpers import request_user
 from .models import ApiToken
 from .permissions import MayCreateTokens
+from .scopes import ACCOUNT_HOLDER, ALL_SCOPES, GAMES_PLAY, ScopeRequired
 from .serializers import MeSerializer, NewTokenSerializer, TokenSerializer
-from .services import create_api_token, revoke_api_token
+from .services import create_api_token, make_bot_account, revoke_api_token
 from .throttles import ScopedRateThrottle
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json).")
@@ -22,7 +23,8 @@ PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+
 class TokenListView(APIView):
     throttle_scope = "token_create"
     # Creating a token needs a fresh sign-in in a browser (accounts/permissions.py).
-    permission_classes = [permissions.IsAuthenticated, MayCreateTokens]
+    permission_classes = [permissions.IsAuthenticated, ScopeRequired, MayCreateTokens]
+    required_scopes = {"*": ACCOUNT_HOLDER}
 
     def get_throttles(self) -> list[BaseThrottle]:
         # The scoped limit applies to creating only; every request has the user limit.
@@ -42,12 +44,15 @@ class TokenListView(APIView):
     def post(self, request: Request) -> Response:
         serializer = TokenSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        new = create_api_token(user=request_user(request), name=serializer.validated_data["name"])
+        data = serializer.validated_data
+        new = create_api_token(user=request_user(request), name=data["name"], scope=data.get("scope", ALL_SCOPES))
         body = NewTokenSerializer(new.token, context={"raw": new.raw}).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
 class TokenDetailView(APIView):
+    required_scopes = {"*": ACCOUNT_HOLDER}
+
     @extend_schema(operation_id="tokens_revoke", summary="Revoke an API token", responses={204: None, 404: PROBLEM})
     def delete(self, request: Request, token_id: int) -> Response:
         token = ApiToken.objects.filter(user=request_user(request), pk=token_id).first()
@@ -60,4 +65,25 @@ class TokenDetailView(APIView):
 class MeView(APIView):
     @extend_schema(operation_id="me", summary="Who am I", responses={200: MeSerializer})
     def get(self, request: Request) -> Response:
-        return Response(MeSerializer(request_user(request)).data)
+        return Response(MeSerializer(request_user(request), context={"auth": request.auth}).data)
+
+
+class BotAccountView(APIView):
+    """Turns the caller's account into a bot account (lichess's "upgrade to bot"):
+    from then on it plays only through the API and is never sent email. Only an
+    operator can turn it back (the admin)."""
+
+    required_scopes = {"POST": GAMES_PLAY}
+
+    @extend_schema(
+        operation_id="me_become_bot",
+        summary="Make my account a bot account",
+        request=None,
+        responses={200: MeSerializer, 403: PROBLEM},
+    )
+    def post(self, request: Request) -> Response:
+        user = request_user(request)
+        if user.is_staff:
+            raise exceptions.PermissionDenied("An operator's account cannot be a bot account.", code="staff_not_bot")
+        make_bot_account(user=user)
+        return Response(MeSerializer(user, context={"auth": request.auth}).data)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.utils import translation
 
 
@@ -37,3 +38,20 @@ class UserLanguageMiddleware:
         if language:
             translation.activate(language)
             request.LANGUAGE_CODE = language
+
+
+class BotAccountsUseTheApiMiddleware:
+    """A bot account plays through the API only: every page of the site
+    answers it with a polite refusal (and a way to sign out) instead."""
+
+    OPEN_PREFIXES = ("/api/", "/accounts/logout/", "/oauth/token/", "/oauth/revoke_token/")
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        is_bot = user is not None and user.is_authenticated and getattr(user, "is_bot", False)
+        if is_bot and not request.path.startswith(self.OPEN_PREFIXES):
+            return render(request, "accounts/bot_refused.html", status=403)
+        return self.get_response(request)

@@ -11,6 +11,8 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
 
+from .scopes import ALL_SCOPES
+
 
 class UserManager(BaseUserManager["User"]):
     use_in_migrations = True
@@ -50,6 +52,11 @@ class User(AbstractUser):
     # An IANA time zone name (e.g. "Europe/Berlin"); blank: the site's (UTC). The
     # daily digest goes out at the chosen hour of this zone.
     time_zone = models.CharField(max_length=64, blank=True)
+    # A bot account plays only through the API, is shown as a bot, and is never
+    # sent email (set by an operator, or by the account itself: POST /api/v1/me/bot).
+    is_bot = models.BooleanField(
+        "bot account", default=False, help_text="Plays only through the API; never sent email."
+    )
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
@@ -61,8 +68,10 @@ class User(AbstractUser):
 
     @property
     def public_name(self) -> str:
-        """What other players see: the display name or the email's local part."""
-        return self.display_name or self.email.split("@", 1)[0]
+        """What other players see: the display name or the email's local part,
+        after "BOT" for a bot account (as lichess marks its bots, in every language)."""
+        name = self.display_name or self.email.split("@", 1)[0]
+        return f"BOT {name}" if self.is_bot else name
 
 
 def hash_token(raw: str) -> str:
@@ -82,6 +91,8 @@ class ApiToken(models.Model):
     created = models.DateTimeField(default=timezone.now)
     last_used = models.DateTimeField(null=True, blank=True)
     revoked = models.DateTimeField(null=True, blank=True)
+    # Space-separated, as an OAuth access token's (accounts/scopes.py).
+    scope = models.CharField(max_length=200, default=ALL_SCOPES, help_text="What the token may do.")
 
     class Meta:
         ordering: ClassVar[list[str]] = ["-created"]

@@ -7,6 +7,8 @@ from typing import Any
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
+from .scopes import SCOPES, granted_scopes
+
 
 class StrictCharField(serializers.CharField):
     """A string, and only a string: DRF's CharField would store the number 8576
@@ -18,6 +20,16 @@ class StrictCharField(serializers.CharField):
         return str(super().to_internal_value(data))
 
 
+class ScopeListField(serializers.ListField):
+    """Scopes as a list in JSON, stored space-separated (as OAuth writes them)."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        return super().to_representation(str(data).split())
+
+    def to_internal_value(self, data: Any) -> Any:
+        return " ".join(dict.fromkeys(super().to_internal_value(data)))
+
+
 class TokenSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(read_only=True)
     # Names are trimmed: one of only spaces is blank, which the pattern says too.
@@ -26,6 +38,13 @@ class TokenSerializer(serializers.Serializer[Any]):
     created = serializers.DateTimeField(read_only=True)
     last_used = serializers.DateTimeField(read_only=True, allow_null=True)
     revoked = serializers.DateTimeField(read_only=True, allow_null=True)
+    scopes = ScopeListField(
+        source="scope",
+        child=serializers.ChoiceField(choices=list(SCOPES)),
+        required=False,
+        allow_empty=False,
+        help_text="What the token may do; every scope if left out.",
+    )
 
 
 class NewTokenSerializer(TokenSerializer):
@@ -43,3 +62,8 @@ class MeSerializer(serializers.Serializer[Any]):
     email = serializers.EmailField()
     name = serializers.CharField(source="public_name")
     is_staff = serializers.BooleanField()
+    is_bot = serializers.BooleanField(help_text="A bot account: plays only through the API, never sent email.")
+    scopes = serializers.SerializerMethodField(help_text="What the credentials of this request may do.")
+
+    def get_scopes(self, user: Any) -> list[str]:
+        return sorted(granted_scopes(self.context.get("auth")))

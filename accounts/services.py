@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from .models import ApiToken, User, hash_token
+from .scopes import ALL_SCOPES
 from .signals import sign_in_link_requested
 
 TOKEN_PREFIX = "mbm_"
@@ -22,10 +23,10 @@ class NewToken:
     """The token itself: shown to its owner once and never stored."""
 
 
-def create_api_token(*, user: User, name: str) -> NewToken:
+def create_api_token(*, user: User, name: str, scope: str = ALL_SCOPES) -> NewToken:
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
-        user=user, name=name.strip() or "token", prefix=raw[:12], token_hash=hash_token(raw)
+        user=user, name=name.strip() or "token", prefix=raw[:12], token_hash=hash_token(raw), scope=scope
     )
     return NewToken(token=token, raw=raw)
 
@@ -64,3 +65,10 @@ def authenticate_token(raw: str) -> ApiToken | None:
         ApiToken.objects.filter(pk=token.pk).update(last_used=now)
         token.last_used = now
     return token
+
+
+def make_bot_account(*, user: User) -> None:
+    """Flag ``user`` as a bot account: API only, shown as a bot, never sent email."""
+    if not user.is_bot:
+        user.is_bot = True
+        user.save(update_fields=["is_bot"])

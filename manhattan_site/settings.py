@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "oauth2_provider",
     "accounts",
     "games",
     "games.talk",
@@ -67,6 +68,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "accounts.middleware.BotAccountsUseTheApiMiddleware",
+    "accounts.throttles.RateLimitHeadersMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -274,9 +277,13 @@ if DEBUG:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.ApiTokenAuthentication",
+        "accounts.authentication.OAuthAppAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "accounts.scopes.ScopeRequired",
+    ],
     "DEFAULT_RENDERER_CLASSES": _RENDERERS,
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -300,6 +307,43 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 
+# --- OAuth 2.0 for third-party apps (django-oauth-toolkit; see accounts/oauth.py) ----
+# Web apps use the authorization code grant with PKCE (required); command-line
+# clients and bots the device authorization grant (RFC 8628). The scopes are
+# the same as those of personal API tokens (accounts/scopes.py).
+OAUTH2_PROVIDER = {
+    "SCOPES_BACKEND_CLASS": "accounts.scopes.ScopesBackend",
+    "PKCE_REQUIRED": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_ACCESS_TOKEN_SECONDS", 30 * 24 * 3600),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_REFRESH_TOKEN_SECONDS", 365 * 24 * 3600),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 120,
+    "OAUTH_DEVICE_VERIFICATION_URI": f"{SITE_URL}/oauth/device/",
+    "OAUTH_DEVICE_VERIFICATION_URI_COMPLETE": f"{SITE_URL}/oauth/device/?user_code={{user_code}}",
+    "DEVICE_FLOW_INTERVAL": env_int("OAUTH_DEVICE_INTERVAL", 5),
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"] if PRODUCTION else ["http", "https"],
+    # RFC 9700 (OAuth 2.0 Security Best Current Practice), ahead of the toolkit's 4.0 defaults:
+    # tokens stored as hashes (as personal tokens are), S256 PKCE only, no implicit or
+    # password grant, tokens only in the Authorization header, `iss` in authorization
+    # answers, a replayed refresh token revokes its whole family; and `check --deploy`
+    # fails on a configuration that falls short of it.
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    **{
+        f"COMPLIANT_BCP_RFC9700_{gate}": True
+        for gate in (
+            "IMPLICIT_GRANT",
+            "PASSWORD_GRANT",
+            "PKCE_METHOD",
+            "ACCESS_TOKEN_TRANSPORT",
+            "AUTHZ_RESPONSE_ISS",
+            "TOKEN_STORAGE",
+            "REFRESH_TOKEN",
+            "REDIRECT_URI_SCHEME",
+            "REDIRECT_URI_MATCHING",
+            "PKCE_REQUIRED",
+        )
+    },
+}
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Manhattan by mail API",
     "DESCRIPTION": "Play the board game Manhattan asynchronously. Errors are RFC 9457 problem+json.",
@@ -320,6 +364,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.document_problems",
         "games.api.schema.document_empty_lots",
+        "games.api.schema.document_rate_limits",
     ],
 }
 

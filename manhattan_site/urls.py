@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
+from accounts import oauth
 from games.api.problems import api_not_found
 from notifications.inbound import webhook
 from ratings.api import LeaderboardView, PlayerView
@@ -18,6 +19,7 @@ urlpatterns = [
     path("api/v1/", include("games.api.urls")),
     re_path(r"^api/", api_not_found),
     path("accounts/", include("accounts.urls")),
+    path("oauth/", include((oauth.urlpatterns, "oauth2_provider"))),
     path("mail/", include("notifications.urls")),
     # Only the configured mail provider's inbound route (INBOUND_PROVIDER).
     path("inbound/", include((webhook.urlpatterns(), "anymail"))),

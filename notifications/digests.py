@@ -40,7 +40,9 @@ def send_digests(now: datetime | None = None) -> int:
     """One email per digest reader whose hour has come and who has news or a game waiting; the number written."""
     now = now or timezone.now()
     sent = 0
-    readers = Preference.objects.filter(frequency=Preference.Frequency.DAILY_DIGEST).select_related("user")
+    readers = Preference.objects.filter(frequency=Preference.Frequency.DAILY_DIGEST, user__is_bot=False).select_related(
+        "user"
+    )
     for preference in readers:
         if not is_due(preference, now):
             continue

@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
 from accounts.models import User
+from accounts.scopes import GAMES_READ, granted_scopes
 from games import store
 from games.api.problems import PROBLEM_CONTENT_TYPE, problem, status_for
 from games.errors import GameError
@@ -48,6 +49,8 @@ def _authenticate(request: HttpRequest) -> User | JsonResponse:
         return _problem(
             401, "not_authenticated", "Authentication credentials were not provided.", {"WWW-Authenticate": "Bearer"}
         )
+    if GAMES_READ not in granted_scopes(api_request.auth):
+        return _problem(403, "insufficient_scope", f"This needs a token with the scope '{GAMES_READ}'.")
     return user
 
 

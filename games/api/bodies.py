@@ -47,11 +47,18 @@ class StoreysField(serializers.DictField):
 
 
 class OptionsSerializer(serializers.Serializer[Any]):
+    """A game's options as stored. Unlike a new game's request (letters), ``sides``
+    holds side numbers here: 0 S, 1 W, 2 N, 3 E, one per seat in seat order."""
+
     players = serializers.IntegerField(min_value=2, max_value=4)
     six_rounds = serializers.BooleanField()
     copies_per_position = serializers.IntegerField()
-    sides = serializers.ListField(child=serializers.ChoiceField(choices=SIDES), allow_null=True)
-    start_player = serializers.IntegerField(allow_null=True)
+    sides = serializers.ListField(
+        child=serializers.IntegerField(min_value=0, max_value=3),
+        allow_null=True,
+        help_text="The side of each seat, in seat order: 0 S, 1 W, 2 N, 3 E; null: dealt at random.",
+    )
+    start_player = serializers.IntegerField(allow_null=True, help_text="The seat that starts; null: at random.")
 
 
 class ViewPlayerSerializer(serializers.Serializer[Any]):

@@ -114,7 +114,18 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
                 if str(status).startswith("4"):
                     response["content"] = _problem_content()
     _drop_unreferenced(schemas, result)
+    _refuse_unknown_request_fields(schemas)
     return result
+
+
+def _refuse_unknown_request_fields(schemas: dict[str, Any]) -> None:
+    """Request bodies are strict (games/api/strict.py): the schema says so, so
+    that generated clients and fuzzers send only the documented fields."""
+    for name, schema in schemas.items():
+        if name.endswith("Request") and schema.get("type") == "object":
+            schema["additionalProperties"] = False
+    for variant in SEAT_SPEC_SCHEMA["oneOf"]:
+        variant["additionalProperties"] = False
 
 
 def _drop_unreferenced(schemas: dict[str, Any], result: dict[str, Any]) -> None:
@@ -135,4 +146,30 @@ def document_empty_lots(result: dict[str, Any], generator: Any, request: Any, pu
     if view is not None:
         lots = view["properties"]["board"]["items"]
         lots["items"] = {"allOf": [lots["items"]], "nullable": True}
+    return result
+
+
+RATE_LIMIT_HEADERS: dict[str, Any] = {
+    "RateLimit-Policy": {
+        "description": "The limits that counted this request (IETF draft httpapi-ratelimit-headers): "
+        '`"user";q=1200;w=60` is 1200 requests per 60 seconds. Absent on requests refused before '
+        "they were counted (401, 403).",
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": 'What is left of each policy: `"user";r=1187;t=42` is 1187 requests left, '
+        "the window emptying in 42 seconds.",
+        "schema": {"type": "string"},
+    },
+}
+
+
+def document_rate_limits(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: the rate-limit headers on every answer."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for status, response in operation.get("responses", {}).items():
+                if str(status) in ("401", "403", "304"):
+                    continue
+                response.setdefault("headers", {}).update(RATE_LIMIT_HEADERS)
     return result

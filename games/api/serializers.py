@@ -14,7 +14,8 @@ from rest_framework import serializers
 from games.engine.bots import BOTS
 from games.models import Game, Seat
 
-from .bodies import EventSerializer, PlayerViewSerializer
+from .bodies import EventSerializer, OptionsSerializer, PlayerViewSerializer, passthrough
+from .strict import StrictIntegerField
 
 
 class SeatSpecSerializer(serializers.Serializer[Any]):
@@ -70,11 +71,39 @@ class JoinSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
 
 
+def _action_schema(kind: str, required: list[str], **properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "title": f"{kind.capitalize()}Action",
+        "required": ["type", *required],
+        "properties": {"type": {"type": "string", "enum": [kind]}, **properties},
+        "additionalProperties": False,
+    }
+
+
+_COLOUR = {"type": "string", "enum": ["red", "blue", "green", "yellow"], "description": "Only to check: my colour."}
+
+
 @extend_schema_field(
     {
         "oneOf": [
-            {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}},
-            {"type": "string", "minLength": 1, "maxLength": 500},
+            _action_schema(
+                "place",
+                ["card", "city", "size"],
+                card={"type": "integer", "minimum": 1, "maximum": 9, "description": "The card played (its lot)."},
+                city={"type": "integer", "minimum": 1, "maximum": 6},
+                size={"type": "integer", "minimum": 1, "maximum": 4},
+                colour=_COLOUR,
+            ),
+            _action_schema(
+                "select",
+                ["pieces"],
+                pieces={"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4}},
+                colour=_COLOUR,
+            ),
+            _action_schema("resign", []),
+            _action_schema("undo", [], reason={"type": "string"}),
+            {"type": "string", "minLength": 1, "maxLength": 500, "description": "A move in notation."},
         ]
     }
 )
@@ -88,8 +117,10 @@ class ActionRequestSerializer(serializers.Serializer[Any]):
         help_text="The action as JSON ({'type': 'place', 'card': 5, 'city': 3, 'size': 2}) "
         "or as a string in move notation ('card 5 city 3 size 2')."
     )
-    expected_version = serializers.IntegerField(
-        min_value=0, required=False, help_text="The version the action was made against (or send If-Match)."
+    expected_version = StrictIntegerField(
+        min_value=0,
+        required=False,
+        help_text="The version the action was made against, a JSON integer (or send If-Match; if both, they agree).",
     )
 
 
@@ -101,10 +132,16 @@ class SeatSerializer(serializers.Serializer[Any]):
     colours = serializers.ListField(child=serializers.CharField())
     bot = serializers.CharField(help_text="The bot's kind, or empty for a person.")
     player = serializers.SerializerMethodField()
+    bot_account = serializers.SerializerMethodField(
+        help_text="Whether the seat's player is a bot account (a program playing through the API)."
+    )
     invited = serializers.SerializerMethodField()
 
     def get_player(self, seat: Seat) -> str | None:
         return seat.user.public_name if seat.user is not None else None
+
+    def get_bot_account(self, seat: Seat) -> bool:
+        return seat.user is not None and seat.user.is_bot
 
     def get_invited(self, seat: Seat) -> bool:
         """Whether the seat waits for an invitee (whose address is not shown)."""
@@ -122,7 +159,7 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     id = serializers.UUIDField(source="public_id")
     name = serializers.CharField(source="title", help_text="The game's name, given by its creator or made up.")
     status = serializers.ChoiceField(choices=Game.Status.choices)
-    options = serializers.JSONField(help_text="The game's options (players, six_rounds, sides, ...).")
+    options = passthrough(OptionsSerializer, help_text="The game's options (players, six_rounds, sides, ...).")
     version = serializers.IntegerField(help_text="The sequence number of the game's last event.")
     phase = serializers.CharField()
     round = serializers.IntegerField()

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from accounts.api import MeView, TokenDetailView, TokenListView
+from accounts.api import BotAccountView, MeView, TokenDetailView, TokenListView
 
 from . import index, lobby, talk, views, watching
 from .problems import api_not_found
@@ -29,6 +29,7 @@ urlpatterns = [
     path("tokens", TokenListView.as_view(), name="api-tokens"),
     path("tokens/<int:token_id>", TokenDetailView.as_view(), name="api-token"),
     path("me", MeView.as_view(), name="api-me"),
+    path("me/bot", BotAccountView.as_view(), name="api-me-bot"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^.*$", api_not_found),

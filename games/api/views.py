@@ -19,6 +19,7 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.scopes import GAMES_PLAY, GAMES_READ, ScopeRequired
 from accounts.throttles import ScopedRateThrottle
 from games import engine, services, store
 from games.engine import SIDE_NAMES, Action
@@ -29,6 +30,7 @@ from games.services import open_games, play
 from . import idempotency, talk
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
 from .events import visible_events
+from .examples import ACTION_EXAMPLES, CREATE_EXAMPLES, LEGAL_ACTIONS_EXAMPLE
 from .serializers import (
     ActionRequestSerializer,
     ActionResultSerializer,
@@ -37,6 +39,12 @@ from .serializers import (
     GameSummarySerializer,
     JoinSerializer,
 )
+from .strict import refuse_unknown_action_fields, refuse_unknown_fields
+
+# What a token needs (accounts/scopes.py): reading needs games:read; creating,
+# joining, starting and moving need games:play.
+READS = {"GET": GAMES_READ}
+PLAYS = {"POST": GAMES_PLAY}
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
@@ -61,6 +69,7 @@ def _etag(game: Game) -> str:
 
 class GameListView(APIView):
     throttle_scope = "game_create"
+    required_scopes = {**READS, **PLAYS}
 
     def get_throttles(self) -> list[BaseThrottle]:
         # The scoped limit applies to creating only; every request has the user limit.
@@ -68,6 +77,7 @@ class GameListView(APIView):
         return [*throttles, ScopedRateThrottle()] if self.request.method == "POST" else throttles
 
     @extend_schema(
+        operation_id="games_list",
         summary="My games",
         parameters=[
             OpenApiParameter(
@@ -99,12 +109,15 @@ class GameListView(APIView):
         return Response(data)
 
     @extend_schema(
+        operation_id="games_create",
         summary="Create a game",
         request=CreateGameSerializer,
+        examples=CREATE_EXAMPLES,
         responses={201: GameSerializer, 400: PROBLEM, 422: PROBLEM, 429: PROBLEM},
     )
     def post(self, request: Request) -> Response:
         serializer = CreateGameSerializer(data=request.data)
+        refuse_unknown_fields(serializer, request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         options = dict(data.get("options") or {"players": len(data["seats"])})
@@ -122,9 +135,12 @@ class GameListView(APIView):
 
 
 class GameDetailView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, ScopeRequired]
+    required_scopes = READS
 
-    @extend_schema(summary="A game as I see it", responses={200: GameSerializer, 304: None, 404: PROBLEM})
+    @extend_schema(
+        operation_id="game_get", summary="A game as I see it", responses={200: GameSerializer, 304: None, 404: PROBLEM}
+    )
     def get(self, request: Request, game_id: str) -> Response:
         loaded = store.load(game_id)
         etag = _etag(loaded.game)
@@ -138,30 +154,48 @@ class GameDetailView(APIView):
 
 
 class JoinView(APIView):
+    required_scopes = PLAYS
+
     @extend_schema(
+        operation_id="game_join",
         summary="Take my seat (an invitation, or an open seat: a full open game starts)",
         request=JoinSerializer,
-        responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM},
+        responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM, 422: PROBLEM},
     )
     def post(self, request: Request, game_id: str) -> Response:
         data = request.data
         # An empty object means "any seat"; other falsy JSON ("", 0, []) is not an object.
+        game = store.get(game_id)  # an unknown game is a 404 whatever the body
         serializer = JoinSerializer(data={} if isinstance(data, dict) and not data else data)
+        refuse_unknown_fields(serializer, data)
         serializer.is_valid(raise_exception=True)
-        game = store.get(game_id)
         open_games.take_seat(game=game, user=request_user(request), seat_index=serializer.validated_data.get("seat"))
         return Response(game_body(store.load(game_id), request))
 
 
 class StartView(APIView):
-    @extend_schema(summary="Deal and start", request=None, responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM})
+    required_scopes = PLAYS
+
+    @extend_schema(
+        operation_id="game_start",
+        summary="Deal and start",
+        request=None,
+        responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM},
+    )
     def post(self, request: Request, game_id: str) -> Response:
         services.start_game(game=store.get(game_id), user=request_user(request))
         return Response(game_body(store.load(game_id), request))
 
 
 class LegalActionsView(APIView):
-    @extend_schema(summary="What I may do now", responses={200: LegalActionsSerializer, 403: PROBLEM, 409: PROBLEM})
+    required_scopes = READS
+
+    @extend_schema(
+        operation_id="game_legal_actions",
+        summary="What I may do now",
+        examples=[LEGAL_ACTIONS_EXAMPLE],
+        responses={200: LegalActionsSerializer, 403: PROBLEM, 409: PROBLEM},
+    )
     def get(self, request: Request, game_id: str) -> Response:
         # The state is folded up to the version read with the game: the state
         # and the version answered agree.
@@ -178,6 +212,7 @@ class LegalActionsView(APIView):
 
 def parse_action(raw: Any) -> Action:
     """An action from JSON, or from a string in move notation."""
+    refuse_unknown_action_fields(raw)
     if isinstance(raw, str):
         if len(raw) > 500:
             raise GameError("bad_notation", "A move in notation is at most 500 characters.")
@@ -195,24 +230,35 @@ def _is_small_number(value: str) -> bool:
 
 
 def _expected_version(request: Request, body: dict[str, Any]) -> tuple[int, bool]:
-    """The version the action was made against, and whether If-Match said so."""
+    """The version the action was made against, and whether If-Match said so.
+    Both may be sent, but then they must agree: which one would win is a guess."""
     header = request.headers.get("If-Match")
+    in_body = body.get("expected_version")
     if header is not None:
         match = re.fullmatch(IF_MATCH_PATTERN, header)
         if match is None:
             raise GameError("bad_if_match", 'If-Match must be the game\'s version in quotes, e.g. "12".')
+        if in_body is not None and in_body != int(match[2]):
+            raise GameError(
+                "versions_disagree",
+                f"If-Match says version {int(match[2])} and expected_version says {in_body}: send one, or the same.",
+            )
         return int(match[2]), True
-    if body.get("expected_version") is not None:
-        return int(body["expected_version"]), False
+    if in_body is not None:
+        return int(in_body), False
     raise GameError(
         "version_required", 'Send the version your action was made against: If-Match: "<version>" or expected_version.'
     )
 
 
 class ActionsView(APIView):
+    required_scopes = PLAYS
+
     @extend_schema(
+        operation_id="game_act",
         summary="Take an action",
         request=ActionRequestSerializer,
+        examples=ACTION_EXAMPLES,
         parameters=[
             OpenApiParameter(
                 "If-Match",
@@ -239,6 +285,7 @@ class ActionsView(APIView):
     )
     def post(self, request: Request, game_id: str) -> Response:
         serializer = ActionRequestSerializer(data=request.data)
+        refuse_unknown_fields(serializer, request.data)
         serializer.is_valid(raise_exception=True)
         body = serializer.validated_data
         action = parse_action(body["action"])
@@ -268,7 +315,10 @@ class ActionsView(APIView):
 
 
 class EventsView(APIView):
+    required_scopes = READS
+
     @extend_schema(
+        operation_id="game_events",
         summary="The game's log as I may see it",
         parameters=[
             OpenApiParameter(
@@ -292,7 +342,13 @@ class EventsView(APIView):
 
 
 class StateAtView(APIView):
-    @extend_schema(summary="The public state after event n (replays)", responses={200: StateAtSerializer, 404: PROBLEM})
+    required_scopes = READS
+
+    @extend_schema(
+        operation_id="game_state_at",
+        summary="The public state after event n (replays)",
+        responses={200: StateAtSerializer, 404: PROBLEM},
+    )
     def get(self, request: Request, game_id: str, n: int) -> Response:
         loaded = store.load(game_id, upto=n)
         version = loaded.game.version
@@ -302,7 +358,13 @@ class StateAtView(APIView):
 
 
 class RecordView(APIView):
-    @extend_schema(summary="The game record (finished games)", responses={200: RecordSerializer, 409: PROBLEM})
+    required_scopes = READS
+
+    @extend_schema(
+        operation_id="game_record",
+        summary="The game record (finished games)",
+        responses={200: RecordSerializer, 409: PROBLEM},
+    )
     def get(self, request: Request, game_id: str) -> Response:
         game = store.load(game_id, fold=False).game
         if game.status != Game.Status.FINISHED:

@@ -75,7 +75,7 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(alice, client_for,
     raw = body["token"]
     assert raw.startswith("mbm_")
     assert len(raw) > 30
-    assert set(body) == {"id", "name", "prefix", "created", "last_used", "revoked", "token"}
+    assert set(body) == {"id", "name", "prefix", "created", "last_used", "revoked", "scopes", "token"}
     assert body["name"] == "my script"
     assert body["prefix"] == raw[:12]
     assert body["last_used"] is None
@@ -104,7 +104,7 @@ def test_list_shows_my_tokens_without_secrets(alice, bob, client_for, signed_in)
     listed = response.json()
     assert sorted(t["name"] for t in listed) == ["second", "tests"]
     for entry in listed:
-        assert set(entry) == {"id", "name", "prefix", "created", "last_used", "revoked"}
+        assert set(entry) == {"id", "name", "prefix", "created", "last_used", "revoked", "scopes"}
         assert "token" not in entry
         assert "token_hash" not in entry
     assert created["token"] not in response.content.decode()
@@ -209,7 +209,9 @@ def messages_of(response: Any) -> list[str]:
 
 def test_admin_creates_a_token_and_shows_it_once(admin_client, alice):
     before = ApiToken.objects.count()
-    response = admin_client.post("/admin/accounts/apitoken/add/", {"user": alice.pk, "name": "support"}, follow=True)
+    response = admin_client.post(
+        "/admin/accounts/apitoken/add/", {"user": alice.pk, "name": "support", "scope": "games:read"}, follow=True
+    )
     assert response.status_code == 200
     assert ApiToken.objects.count() == before + 1
     page = response.content.decode()

@@ -352,11 +352,19 @@ def test_stale_if_match(api, alice, started_game, header):
     watch.assert_unchanged()
 
 
-def test_if_match_wins_over_expected_version(api, alice, started_game):
+def test_if_match_and_expected_version_that_disagree_are_refused(api, alice, started_game):
+    """Which of the two should win is a guess: neither does."""
     watch = LogWatch(started_game)
     response = post_action(api(alice), started_game, "resign", started_game.version, HTTP_IF_MATCH='"0"')
-    assert_problem(response, 412, "precondition_failed")
+    body = assert_problem(response, 422, "versions_disagree")
+    assert "If-Match" in body["detail"]
     watch.assert_unchanged()
+
+
+def test_if_match_and_expected_version_that_agree_are_accepted(api, alice, started_game):
+    version = started_game.version
+    response = post_action(api(alice), started_game, "resign", version, HTTP_IF_MATCH=f'"{version}"')
+    assert response.status_code == 200, response.content
 
 
 def test_missing_version(api, alice, started_game):

@@ -573,4 +573,6 @@ def test_me_is_the_caller(auth, alice, bob):
             "email": user.email,
             "name": user.public_name,
             "is_staff": False,
+            "is_bot": False,
+            "scopes": ["games:play", "games:read", "webhooks:manage"],
         }

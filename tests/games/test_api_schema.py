@@ -74,7 +74,10 @@ def test_request_constraints_are_in_the_schema(schema: dict[str, Any]) -> None:
     after = next(p for p in events["parameters"] if p["name"] == "after")
     assert after["schema"]["minimum"] == 0
     action = components["ActionRequestRequest"]["properties"]["action"]
-    assert [option["type"] for option in action["oneOf"]] == ["object", "string"]
+    assert [option["type"] for option in action["oneOf"]] == ["object"] * 4 + ["string"]
+    place = action["oneOf"][0]
+    assert place["additionalProperties"] is False  # strict input: no 'lot'
+    assert place["properties"]["type"]["enum"] == ["place"]
 
 
 @pytest.mark.django_db

@@ -24,7 +24,8 @@ def _some_action(legal: dict[str, Any]) -> dict[str, Any]:
         pool = [int(size) for size, n in reserve.items() for _ in range(n)]
         return {"type": "select", "pieces": sorted(pool[: legal["selection"]["count"]])}
     placement = legal["placements"][0]
-    return {"type": "place", "card": placement["card"], **placement["options"][0]}
+    option = {key: value for key, value in placement["options"][0].items() if key != "lot"}  # the card says the lot
+    return {"type": "place", "card": placement["card"], **option}
 
 
 def _tables(queries: list[dict[str, Any]]) -> list[str]:

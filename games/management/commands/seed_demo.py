@@ -1,4 +1,5 @@
-"""Create a demo operator, two demo players and a game against bots.
+"""Create a demo operator, two demo players, a game against bots, and an OAuth
+app for command-line clients (examples/bot_client.py).
 
 Run by ``python3 dev.py serve`` so a newcomer has something to look at; safe
 to run again (it only creates what is missing).
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand
+from oauth2_provider.models import get_application_model
 
 from accounts.models import User
 from accounts.services import create_api_token
@@ -18,6 +20,7 @@ from games.services import open_games
 
 DEMO_ADMIN = "admin@example.com"
 DEMO_PASSWORD = "manhattan"
+DEMO_CLIENT_ID = "demo-bot-client"
 
 
 class Command(BaseCommand):
@@ -49,3 +52,16 @@ class Command(BaseCommand):
         if not Game.objects.filter(listed=True).exists():
             waiting = open_games.open_game(creator=player, players=2, pace="fast", bots_after_hours=1)
             self.stdout.write(f"Open game {waiting.title}: Alice waits in the lobby (/games/lobby/) for one more.")
+        app, created = get_application_model().objects.get_or_create(
+            client_id=DEMO_CLIENT_ID,
+            defaults={
+                "name": "Demo bot client",
+                "client_type": "public",
+                "authorization_grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+            },
+        )
+        if created:
+            self.stdout.write(
+                f"OAuth app for command-line clients (device grant): client id {app.client_id}"
+                f" (python3 examples/bot_client.py --server <site> --client-id {app.client_id} --challenge greedy)"
+            )

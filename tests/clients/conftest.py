@@ -1,0 +1,39 @@
+"""A live ASGI server whose bots move at once (no worker in the tests), for
+clients that play whole games over HTTP."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.db import connections
+
+from games import tasks
+from games.services import play
+from tests.streams.conftest import AsgiServer, end_other_sessions
+
+
+def bots_move_soon(game_id: str) -> None:
+    """What the worker does with a queued bot turn, a moment after the human's
+    move was answered (so clients wait for it, as they would for a real worker)."""
+
+    def work() -> None:
+        try:
+            play.play_bot_turns(game_id=game_id)
+        finally:
+            connections.close_all()
+
+    threading.Timer(0.05, work).start()
+
+
+@pytest.fixture
+def game_server(transactional_db: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[AsgiServer]:
+    """The site under uvicorn; a bot's turn is played just after the move before it is committed."""
+    cache.clear()  # throttle counters outlive other tests' databases
+    monkeypatch.setattr(tasks.play_bot_turns, "delay", bots_move_soon)
+    with AsgiServer() as server:
+        yield server
+    end_other_sessions()

@@ -1,0 +1,86 @@
+"""Strict input: a field the API does not know is refused (422, naming it),
+never ignored; a version is a JSON integer; If-Match and expected_version agree."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import services
+from tests.games.test_api_errors import API, LogWatch, actions_url, assert_problem, post_action
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_lot_in_a_placement_is_refused_not_ignored(api, bot_game, alice):
+    """The card decides the lot: a 'lot' would be dropped and the piece land elsewhere."""
+    services_version = bot_game.version
+    client = api(alice)
+    legal = client.get(f"{API}/games/{bot_game.public_id}/legal-actions").json()
+    pieces = legal["selection"]
+    sizes = [int(size) for size, n in sorted(pieces["reserve"].items()) for _ in range(n)][: pieces["count"]]
+    assert post_action(client, bot_game, {"type": "select", "pieces": sizes}, services_version).status_code == 200
+    services.play_bot_turns(game_id=bot_game.public_id)  # the bots select too; then alice places first
+    bot_game.refresh_from_db()
+    option = client.get(f"{API}/games/{bot_game.public_id}/legal-actions").json()["placements"][0]
+    place = {"type": "place", "card": option["card"], **{k: option["options"][0][k] for k in ("city", "size")}}
+    watch = LogWatch(bot_game)
+
+    response = post_action(client, bot_game, {**place, "lot": 9}, bot_game.version)
+
+    body = assert_problem(response, 422, "unknown_field")
+    assert body["field"] == "action.lot"
+    assert "lot" in body["detail"]
+    watch.assert_unchanged()
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"action": "resign", "expected_versoin": 3}, "expected_versoin"),
+        ({"action": {"type": "resign", "why": "bored"}}, "action.why"),
+        ({"action": {"type": "select", "pieces": [1], "count": 1}}, "action.count"),
+    ],
+)
+def test_unknown_fields_of_an_action_are_refused(api, alice, started_game, body, field):
+    watch = LogWatch(started_game)
+    response = api(alice).post(
+        actions_url(started_game), body, format="json", HTTP_IF_MATCH=f'"{started_game.version}"'
+    )
+    assert assert_problem(response, 422, "unknown_field")["field"] == field
+    watch.assert_unchanged()
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"seats": [{"kind": "me"}, {"kind": "open"}], "colour": "red"}, "colour"),
+        ({"seats": [{"kind": "me"}, {"kind": "open"}], "options": {"players": 2, "rounds": 6}}, "options.rounds"),
+        ({"seats": [{"kind": "me"}, {"kind": "bot", "bot": "greedy", "level": 3}]}, "seats[1].level"),
+        ({"seats": [{"kind": "me"}, {"kind": "open"}], "reminders": {"first_hour": 1}}, "reminders.first_hour"),
+    ],
+)
+def test_unknown_fields_of_a_new_game_are_refused(api, alice, body, field):
+    response = api(alice).post(f"{API}/games", body, format="json")
+    assert assert_problem(response, 422, "unknown_field")["field"] == field
+
+
+def test_a_known_new_game_is_still_made(api, alice):
+    body = {"seats": [{"kind": "me"}, {"kind": "bot", "bot": "greedy"}], "options": {"players": 2}}
+    assert api(alice).post(f"{API}/games", body, format="json").status_code == 201
+
+
+def test_an_unknown_field_of_a_join_is_refused(api, bob, lobby_game):
+    response = api(bob).post(f"{API}/games/{lobby_game.public_id}/join", {"seat": 1, "colour": "red"}, format="json")
+    assert assert_problem(response, 422, "unknown_field")["field"] == "colour"
+
+
+@pytest.mark.parametrize("version", ["12", 12.0, True, "1", 1.5, [1]])
+def test_expected_version_is_a_json_integer(api, alice, started_game, version):
+    watch = LogWatch(started_game)
+    body = assert_problem(post_action(api(alice), started_game, "resign", version), 400, "invalid")
+    assert "expected_version" in body["errors"]
+    watch.assert_unchanged()
+
+
+def test_a_whole_number_version_is_taken(api, alice, started_game):
+    assert post_action(api(alice), started_game, "resign", started_game.version).status_code == 200
