@@ -124,3 +124,12 @@ def test_cli_arena_bad_arguments_fail_cleanly(args):
     assert result.stdout == ""
     assert result.stderr.strip()
     assert "Traceback" not in result.stderr
+
+
+def test_cli_arena_without_a_search_bot_names_no_budget():
+    result = run_cli("arena", "--players", "4", "--bots", "random,greedy", "--games", "4", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "arena: 4 players, seats random,greedy,greedy,greedy, seed arena"
+    assert lines[2].split()[:2] == ["random", "4"]
+    assert lines[3].split()[:2] == ["greedy", "12"]
