@@ -20,9 +20,9 @@ of the two medians. GC is on, as in production; one process, one core.
 4. Legal-action listing: ``legal_actions(player_view(state, seat))``, same positions. Target: 2x.
 And, for information, the strong bot's search iterations per second.
 
-    PYTHONPATH=. python benchmarks/engine.py            # about two minutes on a quiet machine
-    PYTHONPATH=. python benchmarks/engine.py --quick    # a smoke run of a few seconds
-    PYTHONPATH=. python benchmarks/engine.py --json     # the figures as JSON
+    python -m benchmarks.engine            # under a minute on a quiet machine
+    python -m benchmarks.engine --quick    # a smoke run of a few seconds
+    python -m benchmarks.engine --json     # the figures as JSON
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def print_report(results: dict[str, Any]) -> None:
     print(f"Engine benchmark ({results['method']}; Python {results['python']})")
     if results["quick"]:
         print("quick run: rough figures, not for comparison")
-    units = {"games": ("games/s", lambda s: 1 / s), "fold": ("ms", lambda s: s * 1e3)}
+    units = {"games": ("games/s", lambda s: 1 / s), "fold": ("µs", lambda s: s * 1e6)}
     print(f"{'figure':<34} {'baseline':>12} {'today':>12} {'speed-up':>9} {'target':>7}  met")
     for figure, c in results["comparisons"].items():
         unit, show = units.get(figure, ("µs", lambda s: s * 1e6))

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from .arena import line_up, play_match, report
-from .bots import BOTS
+from .bots import BOTS, SEARCH_BOTS
 from .errors import RuleError
 from .options import GameOptions
 from .record import game_record
@@ -128,9 +128,8 @@ def _arena(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except (RuleError, ValueError) as error:
         parser.error(str(error))
     budget = f"{args.iterations} iterations" if args.iterations else f"{args.seconds or 1.0:g} s"
-    print(
-        f"arena: {args.players} players, seats {','.join(seats)}, search budget {budget} a decision, seed {args.seed}"
-    )
+    searching = f", search budget {budget} a decision" if SEARCH_BOTS.intersection(seats) else ""
+    print(f"arena: {args.players} players, seats {','.join(seats)}{searching}, seed {args.seed}")
 
     def progress(done: int, total: int) -> None:
         if not args.no_progress:

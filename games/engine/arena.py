@@ -44,7 +44,11 @@ def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     p = wins / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At a share of 0 or 1 the interval's end is exactly that share (rounding would make
+    # 1e-17 of it, and an Elo bound of -7000 instead of -inf).
+    low = 0.0 if wins <= 0 else max(0.0, centre - half)
+    high = 1.0 if wins >= n else min(1.0, centre + half)
+    return low, high
 
 
 def elo_difference(share: float, players: int) -> float:

@@ -398,6 +398,21 @@ def test_replay_cli_records_independently(variant):
         replay(record)
 
 
+def test_replay_cli_records_of_the_strong_bot_same_for_a_seed_and_an_iteration_budget():
+    """``simulate --bots strong,greedy --iterations N``: search bots get N iterations a
+    decision instead of the time limit, so the records are the same run after run."""
+    args = ("simulate", "--players", "2", "--games", "1", "--seed", "s", "--bots", "strong,greedy", "--iterations", "6")
+    first = run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    (record,) = json_lines(first.stdout)
+    replay(record)
+    assert run_cli(*args).stdout == first.stdout
+    more = run_cli(*args[:-1], "7")
+    assert more.returncode == 0, more.stderr
+    assert more.stdout != first.stdout, "the iteration budget changes the search"
+    assert first.stdout != run_cli(*args[:-4], "greedy,greedy").stdout
+
+
 @pytest.mark.parametrize(
     "options",
     [
