@@ -190,8 +190,7 @@ def main() -> None:
         status, game = api.call("POST", "/api/v1/games", {"seats": seats, "options": {"players": 2}})
         if status != 201:
             sys.exit(f"could not create the game: {game}")
-        stop_after = game["id"]
-        api.call("POST", f"/api/v1/games/{stop_after}/start")
+        stop_after = game["id"]  # every seat is taken: the game is dealt as it is created
         print(f"Playing game {stop_after} against the {args.challenge} bot.", flush=True)
     run(api, stop_after)
 

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.scopes import ACCOUNT_HOLDER, GAMES_READ
 
 from . import profiles
 from .serializers import LeaderboardSerializer, ProfileSerializer, ProfileSettingsSerializer
@@ -36,6 +37,8 @@ def _whole_number(request: Request, name: str, default: str | None = None) -> in
 
 
 class PlayerView(APIView):
+    required_scopes = {"GET": GAMES_READ, "PATCH": ACCOUNT_HOLDER}  # hiding one's profile is the person's
+
     @extend_schema(
         summary="A player's profile",
         parameters=[
@@ -78,6 +81,8 @@ class PlayerView(APIView):
 
 
 class LeaderboardView(APIView):
+    required_scopes = {"GET": GAMES_READ}
+
     @extend_schema(
         summary="The leaderboard of one player count",
         parameters=[

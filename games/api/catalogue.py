@@ -58,6 +58,15 @@ SERVICE_CODES = {
     "seats_open": "Seats are still open; fill or remove them first.",
     "stale_version": "The action was made against a version the game has moved past; see 'current_version'.",
     "unknown_field": "The body has a field this endpoint does not take; 'field' names it.",
+    "bad_last_event_id": "Last-Event-ID (or 'after') is not a cursor this stream gave out.",
+    "insufficient_scope": "The token lacks the scope this endpoint needs (games:read, games:play, webhooks:manage).",
+    "staff_not_bot": "An operator's account cannot be a bot account.",
+    "streams_need_asgi": "Event streams are served by the ASGI server only; this server speaks WSGI.",
+    "too_many_streams": "You have as many open event streams as allowed; close one first.",
+    "versions_disagree": "If-Match and 'expected_version' name different versions.",
+    "webhook_limit_reached": "You have as many webhook endpoints as allowed.",
+    "webhook_not_found": "You have no webhook endpoint with this id.",
+    "webhook_url_refused": "The webhook URL may not be called (see 'reason'): https only, no private addresses.",
     "too_many_messages": "You wrote too many table messages; wait 'Retry-After' seconds.",
     "version_required": "Say which version the action was made against: If-Match or 'expected_version'.",
     "database_unavailable": "The database was briefly unavailable; nothing was stored. Retry.",
@@ -114,5 +123,17 @@ def all_kinds() -> dict[str, ProblemKind]:
 
 _STATUS_OF_DRF = {code: int(getattr(error, "status_code", 400)) for error, code in DRF_CODES.items()}
 _STATUS_OF_DRF.update(
-    {"database_unavailable": 503, "body_too_large": 413, "malformed_request": 400, "token_not_found": 404}
+    {
+        "database_unavailable": 503,
+        "body_too_large": 413,
+        "malformed_request": 400,
+        "token_not_found": 404,
+        # Answered with an explicit status where they are raised (streams, scopes, webhooks).
+        "bad_last_event_id": 400,
+        "insufficient_scope": 403,
+        "staff_not_bot": 403,
+        "streams_need_asgi": 503,
+        "too_many_streams": 429,
+        "webhook_not_found": 404,
+    }
 )

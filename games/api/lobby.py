@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.scopes import GAMES_PLAY, GAMES_READ, ScopeRequired
 from games import store
 from games.errors import GameError
 from games.models import Game
@@ -99,10 +100,12 @@ def _choice(request: Request, name: str, choices: list[str]) -> str | None:
 
 
 class LobbyView(APIView):
+    required_scopes = {"GET": GAMES_READ, "POST": GAMES_PLAY}
+
     def get_permissions(self) -> list[Any]:
         # Anyone may look at the lobby; taking a seat needs an account.
         if self.request.method == "GET":
-            return [permissions.AllowAny()]
+            return [permissions.AllowAny(), ScopeRequired()]  # a token still needs games:read
         return list(super().get_permissions())
 
     @extend_schema(
@@ -140,6 +143,8 @@ class LobbyView(APIView):
 
 
 class PlayNowView(APIView):
+    required_scopes = {"POST": GAMES_PLAY}
+
     @extend_schema(
         summary="Play now: a seat in a waiting game that fits, or a new open game",
         request=PlayNowSerializer,
@@ -159,6 +164,8 @@ class PlayNowView(APIView):
 
 
 class RematchView(APIView):
+    required_scopes = {"POST": GAMES_PLAY}
+
     @extend_schema(
         summary="Rematch: the same players in a new game",
         request=None,

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import permissions, serializers, status
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.scopes import GAMES_PLAY, GAMES_READ
 from games import store
 from games.errors import GameError
 from games.talk import services as talk
@@ -68,7 +69,7 @@ def messages_of(loaded: store.LoadedGame, request: Request, after: int = 0) -> l
 
 
 class MessagesView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    required_scopes = {"GET": GAMES_READ, "POST": GAMES_PLAY}
 
     @extend_schema(
         operation_id="list_messages",
@@ -105,7 +106,7 @@ class MuteView(APIView):
     """Mute (PUT) or unmute (DELETE) the person in a seat of a game I play in:
     their messages disappear for me, in every game."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    required_scopes = {"PUT": GAMES_PLAY, "DELETE": GAMES_PLAY}
 
     def _other(self, request: Request, game_id: str, index: int) -> Any:
         loaded = store.load(game_id, fold=False)

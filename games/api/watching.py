@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.scopes import GAMES_PLAY, GAMES_READ, ScopeRequired
 from games import store
 from games.errors import GameError
 from games.models import Game
@@ -29,7 +30,8 @@ class VisibilitySerializer(serializers.Serializer[Any]):
 
 
 class WatchListView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, ScopeRequired]  # anyone; a token needs games:read
+    required_scopes = {"GET": GAMES_READ}
 
     @extend_schema(
         summary="Public games to watch",
@@ -52,6 +54,8 @@ class WatchListView(APIView):
 
 
 class VisibilityView(APIView):
+    required_scopes = {"PUT": GAMES_PLAY}
+
     @extend_schema(
         summary="Make a game public or private (its players)",
         request=VisibilitySerializer,

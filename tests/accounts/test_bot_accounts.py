@@ -80,7 +80,7 @@ def test_a_bot_is_invited_joins_and_is_marked_as_a_bot(alice, robot, client_for)
     assert seat["player"] == "BOT Robo"
     assert joined.json()["seats"][0]["bot_account"] is False
 
-    services.start_game(game=game, user=alice)
+    game.refresh_from_db()  # the last join dealt the game
     browser = Client()
     browser.force_login(alice)
     assert "BOT Robo" in browser.get(f"/games/{game.public_id}/").content.decode()
@@ -94,7 +94,7 @@ def test_a_bot_account_is_never_sent_email(alice, robot, monkeypatch):
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=robot.email)],
     )
     services.join_game(game=game, user=robot)
-    services.start_game(game=game, user=alice)
+    game.refresh_from_db()  # the last join dealt the game
     mine = Notification.objects.filter(user=robot)
     assert mine.exists()  # the invitation and "game started" were written...
     for notification in Notification.objects.all():
@@ -111,7 +111,7 @@ def test_a_bot_plays_through_the_api_with_a_token(robot, alice, client_for):
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=robot.email)],
     )
     services.join_game(game=game, user=robot)
-    services.start_game(game=game, user=alice)
+    game.refresh_from_db()  # the last join dealt the game
     api: APIClient = client_for(robot)
     legal = api.get(f"/api/v1/games/{game.public_id}/legal-actions").json()
     assert legal["my_turn"] is True

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from accounts import links
 from accounts.api import MeView
 from accounts.services import create_api_token
+from games.api.index import ApiIndexView, ProblemListView, ProblemView
 
 pytestmark = pytest.mark.django_db
 Application = get_application_model()
@@ -271,9 +272,21 @@ def test_a_code_is_taken_as_typed_and_a_wrong_one_is_explained(device_app, alice
 
 def test_every_api_view_says_which_scope_it_needs():
     """A new endpoint that forgets ``required_scopes`` would be open to every token."""
-    open_to_any_scope = {MeView, SpectacularAPIView, SpectacularSwaggerView}
+    # Anyone's: the account itself, and the documentation (the schema, the index, the problem pages).
+    open_to_any_scope = {
+        MeView,
+        SpectacularAPIView,
+        SpectacularSwaggerView,
+        ApiIndexView,
+        ProblemListView,
+        ProblemView,
+    }
     found = []
-    for pattern in get_resolver("games.api.urls").url_patterns:
+    patterns = [*get_resolver("games.api.urls").url_patterns, *get_resolver("webhooks.api.urls").url_patterns]
+    patterns += [
+        p for p in get_resolver().url_patterns if str(p.pattern).startswith("api/v1/") and hasattr(p, "callback")
+    ]
+    for pattern in patterns:
         view = getattr(pattern.callback, "cls", None)
         if view is None or not issubclass(view, APIView) or view in open_to_any_scope:
             continue

@@ -13,14 +13,22 @@ from games.engine.messages import RULE_MESSAGES
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
-RAISED = re.compile(r'GameError\(\s*"([a-z_]+)"')
+# How product code names a problem's code: a service error, a DRF error's own
+# code, or a problem body written out.
+RAISED = (
+    re.compile(r'GameError\(\s*"([a-z_]+)"'),
+    re.compile(r'\bcode="([a-z_]+)"'),
+    re.compile(r'problem(?:_response)?\(\s*\d+,\s*"([a-z_]+)"'),
+)
 
 
 def codes_raised_in_product_code() -> set[str]:
     codes: set[str] = set()
-    for app in ("games", "accounts", "notifications", "ratings"):
+    for app in ("games", "accounts", "notifications", "ratings", "webhooks", "streams"):
         for source in (ROOT / app).rglob("*.py"):
-            codes.update(RAISED.findall(source.read_text()))
+            text = source.read_text()
+            for pattern in RAISED:
+                codes.update(pattern.findall(text))
     return codes
 
 

@@ -10,6 +10,7 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
+from accounts.scopes import WEBHOOKS_MANAGE
 from accounts.throttles import ScopedRateThrottle
 from games.errors import GameError
 
@@ -60,7 +61,12 @@ def _endpoint(request: Request, endpoint_id: int) -> Endpoint:
     return endpoint
 
 
+MANAGES = {"*": WEBHOOKS_MANAGE}
+
+
 class EndpointListView(APIView):
+    required_scopes = MANAGES
+
     @extend_schema(
         operation_id="webhooks_list",
         summary="My webhook endpoints",
@@ -85,6 +91,8 @@ class EndpointListView(APIView):
 
 
 class EndpointDetailView(APIView):
+    required_scopes = MANAGES
+
     @extend_schema(
         operation_id="webhooks_retrieve",
         summary="A webhook endpoint",
@@ -115,6 +123,8 @@ class EndpointDetailView(APIView):
 
 
 class SecretView(APIView):
+    required_scopes = MANAGES
+
     @extend_schema(
         operation_id="webhooks_rotate_secret",
         summary="Replace the endpoint's signing secret (the new one is in the answer, once)",
@@ -127,6 +137,8 @@ class SecretView(APIView):
 
 
 class DeliveryListView(APIView):
+    required_scopes = MANAGES
+
     @extend_schema(
         operation_id="webhooks_deliveries_list",
         summary="The endpoint's delivery log, newest first (at most 100)",
@@ -148,6 +160,7 @@ class DeliveryListView(APIView):
 
 
 class TestEventView(APIView):
+    required_scopes = MANAGES
     throttle_scope = "webhook_test"
 
     def get_throttles(self) -> list[BaseThrottle]:
