@@ -24,9 +24,13 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / "python"
 POSTGRES_TEST_URL = "postgres://postgres@127.0.0.1:5432/test"
+# One test process per core (pytest-xdist), each with its own test database; a
+# file's tests stay in one process, so what a module sets up is set up once.
+PARALLEL = ("--numprocesses=auto", "--dist=loadfile")
 PG_PASS_SKIPS = (
     "engine",
     "browser",
+    "clients",
     "i18n",
     "reliability/test_secret_crawler.py",
     "test_benchmark_scripts.py",
@@ -75,7 +79,7 @@ def test(args: argparse.Namespace, extra: list[str]) -> None:
         run(BIN / "mypy", ".")
     base_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL",)}
     # The whole suite on SQLite, the embedded default ...
-    run(PYTHON, "-m", "pytest", *extra, env=base_env)
+    run(PYTHON, "-m", "pytest", *PARALLEL, *extra, env=base_env)
     if args.postgres:
         # ... and everything whose outcome can depend on the database again on
         # PostgreSQL (row locks, constraints, JSON, time zones). Left out: the
@@ -84,7 +88,7 @@ def test(args: argparse.Namespace, extra: list[str]) -> None:
         # secret crawler, the benchmark scripts, which use PostgreSQL anyway).
         pg_env = dict(base_env, DATABASE_URL=os.environ.get("TEST_DATABASE_URL", POSTGRES_TEST_URL))
         skip = [f"--ignore=tests/{path}" for path in PG_PASS_SKIPS]
-        run(PYTHON, "-m", "pytest", *skip, *extra, env=pg_env)
+        run(PYTHON, "-m", "pytest", *PARALLEL, *skip, *extra, env=pg_env)
 
 
 def serve(args: argparse.Namespace) -> None:
