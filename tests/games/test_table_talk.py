@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 from django.test import Client, override_settings
+from rest_framework.test import APIClient
 
 from accounts.models import User
+from accounts.scopes import GAMES_READ
+from accounts.services import create_api_token
 from games.models import Game
 from games.talk.models import MAX_LENGTH, TableMessage
 
@@ -179,3 +182,14 @@ def test_an_operator_hides_a_message_and_the_record_keeps_it(api, alice, bob, st
     assert api(bob).get(messages_url(started_game)).json()["messages"] == []
     assert client.get(f"/admin/talk/tablemessage/{message_id}/change/").status_code == 200
     assert client.post(f"/admin/talk/tablemessage/{message_id}/delete/").status_code == 403
+
+
+def test_a_read_only_token_reads_the_table_but_does_not_write_or_mute(alice, bob, started_game):
+    reader = APIClient()
+    reader.credentials(HTTP_AUTHORIZATION=f"Bearer {create_api_token(user=alice, name='r', scope=GAMES_READ).raw}")
+    assert reader.get(messages_url(started_game)).status_code == 200
+    refused = reader.post(messages_url(started_game), {"text": "hi"}, format="json")
+    assert refused.status_code == 403
+    assert refused.json()["code"] == "insufficient_scope"
+    assert reader.put(f"{API}/games/{started_game.public_id}/seats/1/mute").json()["code"] == "insufficient_scope"
+    assert not TableMessage.objects.exists()
