@@ -4,12 +4,13 @@ clients that play whole games over HTTP."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.core.cache import cache
-from django.db import connections
+from django.db import OperationalError, connections
 
 from games import tasks
 from games.services import play
@@ -21,8 +22,16 @@ def bots_move_soon(game_id: str) -> None:
     move was answered (so clients wait for it, as they would for a real worker)."""
 
     def work() -> None:
+        # On SQLite a busy moment answers "database is locked"; the worker's bot
+        # sweep would try again a minute later, and so does this, at once.
         try:
-            play.play_bot_turns(game_id=game_id)
+            for _ in range(50):
+                try:
+                    play.play_bot_turns(game_id=game_id)
+                    return
+                except OperationalError:
+                    connections.close_all()
+                    time.sleep(0.2)
         finally:
             connections.close_all()
 

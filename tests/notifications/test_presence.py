@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.test import Client
+from asgiref.sync import async_to_sync
+from django.test import AsyncClient, Client
 from django.utils import timezone
 
 from games.models import Game, Presence
@@ -104,7 +105,16 @@ def test_the_heartbeat_needs_a_signed_in_post(client, started_game, bob):
 def test_the_game_page_follows_its_stream_and_beats(started_game, bob):
     page = page_of(bob).get(f"/games/{started_game.public_id}/")
     html = page.content.decode()
-    assert f'data-stream="/api/v1/games/{started_game.public_id}/stream"' in html
     assert f'data-presence="/games/{started_game.public_id}/presence/"' in html
     assert 'id="live-script"' in html
     assert f'nonce="{page.wsgi_request.csp_nonce}"' in html  # type: ignore[attr-defined]
+    # Served by WSGI there is no stream to follow (it would answer 503): the page is reloaded.
+    assert 'data-stream=""' in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_served_by_asgi_the_page_names_its_stream(started_game, bob):
+    client = AsyncClient()
+    client.force_login(bob)
+    page = async_to_sync(client.get)(f"/games/{started_game.public_id}/")
+    assert f'data-stream="/api/v1/games/{started_game.public_id}/stream"' in page.content.decode()
