@@ -3,12 +3,10 @@
 
     python3 bot_client.py --server https://manhattan.example --client-id ID [--challenge greedy] [--become-bot]
 
-1. Signs in with the OAuth device grant (RFC 8628): prints a URL and a code for a
-   person to approve, then polls the token endpoint until they have.
-2. Listens on GET /api/v1/stream; on "your_turn" it plays with a simple policy
-   from GET /api/v1/games/{id}/legal-actions (the smallest pieces, the first
-   legal placement). A dropped stream is resumed with Last-Event-ID; a server
-   without streams is polled (GET /api/v1/games?my_turn=true) instead.
+Signs in with the OAuth device grant (RFC 8628: a URL and a code for a person to approve),
+listens on GET /api/v1/stream and on "your_turn" (and on each heartbeat, should an event go
+astray) plays from GET /api/v1/games/{id}/legal-actions: smallest pieces, first placement.
+A dropped stream resumes with Last-Event-ID; without streams it polls.
 """
 
 from __future__ import annotations
@@ -32,8 +30,7 @@ class Api:
         self.server, self.token = server.rstrip("/"), token
 
     def call(self, method: str, path: str, body: Any = None, form: dict[str, str] | None = None) -> tuple[int, Any]:
-        headers = {"Accept": "application/json"}
-        data = None
+        headers, data = {"Accept": "application/json"}, None
         if form is not None:
             data, headers["Content-Type"] = urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded"
         elif body is not None:
@@ -114,8 +111,8 @@ def finished(api: Api, game_id: str) -> bool:
 def open_stream(api: Api, last_id: str | None) -> Any:
     """GET /api/v1/stream, its answer open for reading; None where streams are not served."""
     url = urllib.parse.urlsplit(api.server)
-    connection_class = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
-    connection = connection_class(url.netloc, timeout=60)  # a heartbeat comes every 15 s
+    kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    connection = kind(url.netloc, timeout=60)  # a heartbeat comes every 15 s
     headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {api.token}"}
     if last_id:
         headers["Last-Event-ID"] = last_id  # resume: nothing is lost between two connections
@@ -125,11 +122,13 @@ def open_stream(api: Api, last_id: str | None) -> Any:
 
 
 def read_events(response: Any) -> Any:
-    """Yield (id, data) for each event of an open stream (comments are heartbeats)."""
+    """Yield (id, data) for each event of an open stream; a heartbeat comment as a "heartbeat" event."""
     event_id, data = None, []
     for raw in response:
         line = raw.decode().rstrip("\r\n")
-        if line.startswith("id:"):
+        if line.startswith(":"):
+            yield event_id, {"type": "heartbeat"}
+        elif line.startswith("id:"):
             event_id = line[3:].strip()
         elif line.startswith("data:"):
             data.append(line[5:].strip())
@@ -151,7 +150,9 @@ def run(api: Api, stop_after: str | None) -> None:
             if stop_after and finished(api, stop_after):
                 break
             for last_id, event in read_events(stream):  # noqa: B007 (kept to resume from)
-                if event["type"] in ("your_turn", "game_started"):
+                if event["type"] == "heartbeat":
+                    play_waiting_games(api)  # a turn whose event went astray is played all the same
+                elif event["type"] in ("your_turn", "game_started"):
                     print(f"stream: {event['type']} in {event['game'][:8]}", flush=True)
                     play_turns(api, event["game"])
                 elif event["type"] == "game_over" and event["game"] == stop_after:

@@ -25,7 +25,7 @@ from games import engine, services, store
 from games.engine import SIDE_NAMES, Action
 from games.errors import GameError, StaleVersion
 from games.models import Game
-from games.services import open_games, play
+from games.services import open_games, play, watching
 
 from . import idempotency, talk
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
@@ -143,6 +143,7 @@ class GameDetailView(APIView):
     )
     def get(self, request: Request, game_id: str) -> Response:
         loaded = store.load(game_id)
+        watching.visible_to(loaded.game, request_user(request))
         etag = _etag(loaded.game)
         if request.headers.get("If-None-Match") == etag:
             return Response(
@@ -331,6 +332,7 @@ class EventsView(APIView):
     )
     def get(self, request: Request, game_id: str) -> Response:
         loaded = store.load(game_id, fold=False)
+        watching.visible_to(loaded.game, request_user(request))
         after_raw = request.query_params.get("after", "0")
         if not _is_small_number(after_raw):
             raise GameError("bad_after", "'after' must be a whole number.")
@@ -351,6 +353,7 @@ class StateAtView(APIView):
     )
     def get(self, request: Request, game_id: str, n: int) -> Response:
         loaded = store.load(game_id, upto=n)
+        watching.visible_to(loaded.game, request_user(request))
         version = loaded.game.version
         if not 1 <= n <= version or loaded.state is None:
             raise GameError("no_such_event", f"Event {n} does not exist; the game is at version {version}.")
@@ -366,7 +369,7 @@ class RecordView(APIView):
         responses={200: RecordSerializer, 409: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = store.load(game_id, fold=False).game
+        game = watching.visible_to(store.load(game_id, fold=False).game, request_user(request))
         if game.status != Game.Status.FINISHED:
             raise GameError("game_not_finished", "A record is made only once the game is finished.")
         return Response(engine.game_record(store.event_payloads(game)))

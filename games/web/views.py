@@ -36,7 +36,7 @@ from games.engine import GameOptions, Resign, RuleError
 from games.errors import GameError, StaleVersion
 from games.models import Game, Seat
 from games.presentation import board, build, log, refusals, table, vocabulary
-from games.services import open_games
+from games.services import open_games, watching
 
 from . import controls, present
 from .forms import MoveForm, ResignForm
@@ -129,6 +129,8 @@ def game_list(request: HttpRequest) -> HttpResponse:
 @require_safe
 def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
+    if not watching.may_see(game, request_user(request)):
+        raise Http404(_("There is no game with this id."))
     return _render_game(request, game, at=_parse_at(request.GET.get("at"), game.version))
 
 

@@ -39,8 +39,10 @@ def bots_move_soon(game_id: str) -> None:
 
 
 @pytest.fixture
-def game_server(transactional_db: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[AsgiServer]:
-    """The site under uvicorn; a bot's turn is played just after the move before it is committed."""
+def game_server(transactional_db: Any, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[AsgiServer]:
+    """The site under uvicorn; a bot's turn is played just after the move before it is committed.
+    Heartbeats every 2 s, so a client that catches up on them does so quickly on a busy machine."""
+    settings.STREAMS_HEARTBEAT_SECONDS = 2
     cache.clear()  # throttle counters outlive other tests' databases
     monkeypatch.setattr(tasks.play_bot_turns, "delay", bots_move_soon)
     with AsgiServer() as server:

@@ -257,7 +257,26 @@ def test_anyone_signed_in_can_create_a_game(auth, stranger):
 # --- games: what each caller sees ---------------------------------------------------------------
 
 
+def watched(game: Game) -> Game:
+    """``game`` made public: anyone may watch it (a private game is its players' alone)."""
+    game.public = True
+    game.save(update_fields=["public"])
+    return game
+
+
+def test_private_games_are_not_found_by_strangers_but_are_by_players_and_invitees(
+    auth, alice, bob, stranger, started_game
+):
+    for path in ("", "/events", "/states/1", "/record"):
+        assert_problem(auth(stranger).get(f"{API}/games/{started_game.public_id}{path}"), 404, "game_not_found")
+    assert auth(bob).get(f"{API}/games/{started_game.public_id}").status_code == 200
+    invited = lobby_game(alice, bob)
+    assert auth(bob).get(f"{API}/games/{invited.public_id}").status_code == 200  # invited, not yet seated
+    assert_problem(auth(stranger).get(f"{API}/games/{invited.public_id}"), 404, "game_not_found")
+
+
 def test_game_detail_shows_only_the_callers_hand(auth, alice, bob, stranger, started_game):
+    watched(started_game)
     payload = created_payload(started_game)
     url = f"{API}/games/{started_game.public_id}"
 
@@ -288,7 +307,7 @@ def test_game_detail_shows_only_the_callers_hand(auth, alice, bob, stranger, sta
 
 
 def test_a_stranger_sees_a_lobby_game_without_addresses(auth, alice, bob, stranger):
-    game = lobby_game(alice, bob)
+    game = watched(lobby_game(alice, bob))
     response = auth(stranger).get(f"{API}/games/{game.public_id}")
     assert response.status_code == 200
     assert response.json()["state"] is None
@@ -310,6 +329,7 @@ def test_legal_actions_only_for_players(auth, alice, bob, stranger, started_game
 
 
 def test_events_are_redacted_for_each_caller(auth, alice, bob, stranger, started_game):
+    watched(started_game)
     play_to_first_placement({0: auth(alice), 1: auth(bob)}, started_game)
     payloads = {e.seq: e.payload for e in GameEvent.objects.filter(game=started_game)}
     placed = [seq for seq, p in payloads.items() if p["type"] == "piece_placed"]
@@ -348,6 +368,7 @@ def test_events_are_redacted_for_each_caller(auth, alice, bob, stranger, started
 def test_a_stranger_never_sees_a_secret_in_a_whole_game(client_for, alice, stranger, bot_game):
     """A finished four-player game has reshuffles and many draws: none reaches
     a stranger, and alice sees only her own draws."""
+    watched(bot_game)
     finish_bot_game(bot_game, alice)
     payloads = list(GameEvent.objects.filter(game=bot_game).order_by("seq").values_list("payload", flat=True))
     assert any("reshuffle" in p for p in payloads), "this game should have needed a reshuffle"
@@ -398,6 +419,7 @@ def test_action_responses_show_only_the_actors_secrets(auth, alice, bob, started
 
 
 def test_states_are_public_for_everyone(auth, alice, bob, stranger, started_game):
+    watched(started_game)
     url = f"{API}/games/{started_game.public_id}/states/1"
     for user in (alice, bob, stranger):
         response = auth(user).get(url)
@@ -409,6 +431,7 @@ def test_states_are_public_for_everyone(auth, alice, bob, stranger, started_game
 
 
 def test_record_of_a_finished_game_is_public(client_for, alice, stranger, bot_game):
+    watched(bot_game)
     url = f"{API}/games/{bot_game.public_id}/record"
     for user in (alice, stranger):
         assert_problem(client_for(user).get(url), 409, "game_not_finished")

@@ -47,6 +47,7 @@ def test_a_player_writes_and_the_other_reads_it_in_messages_and_in_events(api, a
 
 def test_strangers_neither_read_nor_write_nor_see_messages_in_events(api, alice, stranger, started_game):
     post(api, alice, started_game, "for the players only")
+    Game.objects.filter(pk=started_game.pk).update(public=True)  # a stranger may watch it, not hear it
 
     assert api(stranger).get(messages_url(started_game)).json()["code"] == "not_a_player"
     refused = post(api, stranger, started_game, "hi")

@@ -104,11 +104,14 @@ def test_a_rematch_keeps_the_visibility(alice, bob):
     assert rematch.public
 
 
-def test_spectators_read_the_public_view_through_the_api(started_game, stranger, client_for):
+def test_spectators_read_the_public_view_through_the_api(started_game, alice, stranger, client_for):
+    private = client_for(stranger).get(f"/api/v1/games/{started_game.public_id}")
+    assert private.status_code == 404, "a private game is its players' alone"
+    assert client_for(None).get("/api/v1/watch").json() == [], "a private game is not listed"
+    watching.set_public(game=started_game, user=alice, public=True)
     body = client_for(stranger).get(f"/api/v1/games/{started_game.public_id}").json()
     assert body["my_seat"] is None
     assert all("hand" not in player or player["hand"] is None for player in body["state"]["players"])
-    assert client_for(None).get("/api/v1/watch").json() == [], "a private game is not listed"
 
 
 def test_the_watch_list_filters_by_status(alice, bob, client_for):

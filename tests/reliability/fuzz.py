@@ -179,6 +179,7 @@ class World:
 
 def start_two_player_game(first: User, second: User) -> Game:
     from games import services
+    from games.models import Game
 
     game = services.create_game(
         creator=first,
@@ -186,7 +187,9 @@ def start_two_player_game(first: User, second: User) -> Game:
         seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=second.email)],
     )
     services.join_game(game=game, user=second)
-    game.refresh_from_db()  # the last seat taken: it started by itself
+    # The last seat taken started it. Public, so that a stranger reads its public view.
+    Game.objects.filter(pk=game.pk).update(public=True)
+    game.refresh_from_db()
     return game
 
 

@@ -12,6 +12,7 @@ import pytest
 from accounts.services import create_api_token
 from games import engine, store
 from games.engine.bots import random_bot
+from games.models import Game
 from games.services import play
 
 pytestmark = pytest.mark.slow
@@ -213,6 +214,7 @@ def test_with_redis_down_streams_still_open_and_hear_this_process_s_moves(
 def test_a_message_at_the_table_reaches_the_players_streams_within_a_second(
     asgi_server, sse, started_game, alice, bob, stranger
 ):
+    Game.objects.filter(pk=started_game.pk).update(public=True)  # a stranger may watch it, not hear it
     url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream"
     bobs = sse(url + f"?after={started_game.version}", **token(bob))
     strangers = sse(url + f"?after={started_game.version}", **token(stranger))

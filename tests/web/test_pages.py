@@ -106,6 +106,8 @@ def test_no_highlight_and_no_form_when_it_is_not_my_turn(placing_game, bob, brow
 
 
 def test_a_stranger_sees_only_public_information(placing_game, stranger, browser):
+    assert browser(stranger).get(f"/games/{placing_game.public_id}/").status_code == 404  # private
+    Game.objects.filter(pk=placing_game.pk).update(public=True)
     response = browser(stranger).get(f"/games/{placing_game.public_id}/")
     assert response.status_code == 200
     html = response.content.decode()
@@ -119,6 +121,7 @@ def test_a_stranger_sees_only_public_information(placing_game, stranger, browser
 
 
 def test_a_stranger_does_not_see_another_players_drawn_card(placing_game, alice, stranger, browser):
+    Game.objects.filter(pk=placing_game.pk).update(public=True)  # a stranger may watch it
     state = store.state_of(placing_game)
     p = engine.legal_actions(engine.player_view(state, 0)).placements[0]
     action = engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour)
@@ -154,6 +157,7 @@ def test_unknown_or_malformed_game_is_404(alice, browser):
 
 
 def test_opening_pages_never_changes_a_game(placing_game, alice, bob, stranger, browser):
+    Game.objects.filter(pk=placing_game.pk).update(public=True)  # the stranger watches
     events, notifications = GameEvent.objects.count(), Notification.objects.count()
     version = placing_game.version
     for user in (alice, bob, stranger):
