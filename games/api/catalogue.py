@@ -113,7 +113,7 @@ def all_kinds() -> dict[str, ProblemKind]:
         examples = tuple(NOTATION_MESSAGES.values()) if code == "bad_notation" else ()
         kinds[code] = ProblemKind(
             code,
-            status_for(code) if code not in _STATUS_OF_DRF else _STATUS_OF_DRF[code],
+            _STATUS_OF_DRF.get(code) or status_for(code),
             description,
             engine_kind.rules if engine_kind else (),
             engine_kind.examples if engine_kind else examples,
@@ -121,19 +121,5 @@ def all_kinds() -> dict[str, ProblemKind]:
     return dict(sorted(kinds.items()))
 
 
+# DRF's own errors carry their status; every other code's is in STATUS_BY_CODE.
 _STATUS_OF_DRF = {code: int(getattr(error, "status_code", 400)) for error, code in DRF_CODES.items()}
-_STATUS_OF_DRF.update(
-    {
-        "database_unavailable": 503,
-        "body_too_large": 413,
-        "malformed_request": 400,
-        "token_not_found": 404,
-        # Answered with an explicit status where they are raised (streams, scopes, webhooks).
-        "bad_last_event_id": 400,
-        "insufficient_scope": 403,
-        "staff_not_bot": 403,
-        "streams_need_asgi": 503,
-        "too_many_streams": 429,
-        "webhook_not_found": 404,
-    }
-)

@@ -53,6 +53,18 @@ STATUS_BY_CODE = {
     "precondition_failed": 412,
     "version_required": 428,
     "too_many_messages": 429,
+    # Answered where they arise, with these statuses (listed here so that the
+    # problem pages, games.api.catalogue, read every status from this table).
+    "malformed_request": 400,
+    "bad_last_event_id": 400,
+    "insufficient_scope": 403,
+    "staff_not_bot": 403,
+    "token_not_found": 404,
+    "webhook_not_found": 404,
+    "body_too_large": 413,
+    "too_many_streams": 429,
+    "database_unavailable": 503,
+    "streams_need_asgi": 503,
 }
 
 
