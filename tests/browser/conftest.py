@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from .chromium import chromium  # noqa: F401 (the shared browser fixture, for every test here)
+
 
 @pytest.fixture(scope="session")
 def live_server_connections_closed(live_server: Any, django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:

@@ -4,9 +4,7 @@ until they leave it. The site is served by the ASGI server (the streams need it)
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +13,7 @@ import httpx
 import pytest
 from django.db import connection
 from django.test import Client
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page
 
 from accounts.models import User
 from accounts.services import create_api_token
@@ -28,24 +26,13 @@ from tests.streams.conftest import AsgiServer, backend_pid, end_other_sessions
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-
 
 @pytest.fixture
-def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Chromium is missing: install Debian's (apt-get install chromium) to run the browser test")
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright keeps an event loop on this thread
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield chromium
-        chromium.close()
-        # The ORM calls made under Playwright's loop have a connection of their own,
-        # which the next test's may use again: closed here, not ended from outside.
-        connection.close()
+def browser(chromium: Browser) -> Iterator[Browser]:
+    yield chromium
+    # The ORM calls made under Playwright's loop have a connection of their own,
+    # which the next test's may use again: closed here, not ended from outside.
+    connection.close()
 
 
 @pytest.fixture
