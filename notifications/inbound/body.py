@@ -159,8 +159,3 @@ def _is_attribution(lines: list[str], number: int) -> bool:
         return False
     following = next((line for line in lines[number + 1 :] if line.strip()), "")
     return _quoted(following)
-
-
-def the_move(message: Message) -> str:
-    """The move written in ``message`` (a reply), or "" if it has none."""
-    return move_line(reply_text(message))
