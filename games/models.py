@@ -225,3 +225,22 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} watching {self.game_id}"
+
+
+class PlayNowLine(models.Model):
+    """One row per table size and pace, updated at the start of every "play now"
+    for it. The update holds the row (PostgreSQL) or the database's write lock
+    (SQLite) to the end of the transaction, so two people asking at the same
+    moment are seated in one game instead of each opening their own."""
+
+    players = models.PositiveSmallIntegerField()
+    pace = models.CharField(max_length=16)
+    asked = models.PositiveIntegerField(default=0, help_text="how many times play now was asked for it")
+
+    class Meta:
+        constraints: ClassVar[list[Any]] = [
+            models.UniqueConstraint(fields=["players", "pace"], name="play_now_line_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"play now: {self.players} players, {self.pace}"

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 
 from accounts.models import User
 from games import store
 from games.errors import GameError
-from games.models import Game, Seat
+from games.models import Game, PlayNowLine, Seat
 
 from .lobby import ReminderPolicy, SeatSpec, create_game, join_game, start_game
 
@@ -127,21 +127,38 @@ def take_seat(*, game: Game, user: User, seat_index: int | None = None) -> Seat:
 class Seated:
     game: Game
     joined: bool  # True: a waiting game; False: a new open game
+    already: bool = False  # True: the caller was waiting in this game before asking
+
+
+def _wait_in_line(players: int, pace: str) -> None:
+    """Take this table size and pace's turn for the rest of the transaction: an
+    UPDATE locks on every database we run on (select_for_update does nothing
+    on SQLite), and a second "play now" then waits and sees the game the first
+    one opened."""
+    line, _ = PlayNowLine.objects.get_or_create(players=players, pace=pace)
+    PlayNowLine.objects.filter(pk=line.pk).update(asked=F("asked") + 1)
 
 
 def play_now(*, user: User, players: int, pace: str = "normal", bots_after_hours: int | None = None) -> Seated:
-    """A seat in the longest-waiting open game that fits, or a new open game."""
+    """A seat in the longest-waiting open game that fits, or a new open game.
+    Asking again while waiting gives the same game back, never a second one."""
     _check_size(players, bots_after_hours)
-    candidates = open_lobby(players=players, pace=pace).exclude(seats__user=user).filter(options__six_rounds=False)
-    for game in candidates[:20]:
-        try:
-            take_seat(game=game, user=user)
-        except GameError as error:  # taken or started meanwhile: try the next
-            logger.info("play now: game %s no longer fits (%s)", game.public_id, error.code)
-            continue
-        game.refresh_from_db()
-        return Seated(game, joined=True)
-    return Seated(open_game(creator=user, players=players, pace=pace, bots_after_hours=bots_after_hours), False)
+    _policy(pace)
+    with transaction.atomic():
+        _wait_in_line(players, pace)
+        fitting = open_lobby(players=players, pace=pace).filter(options__six_rounds=False)
+        waiting = fitting.filter(seats__user=user).first()
+        if waiting is not None:
+            return Seated(waiting, joined=True, already=True)
+        for game in fitting.exclude(seats__user=user)[:20]:
+            try:
+                take_seat(game=game, user=user)  # its own savepoint: a failed join keeps our place in line
+            except GameError as error:  # taken or started meanwhile: try the next
+                logger.info("play now: game %s no longer fits (%s)", game.public_id, error.code)
+                continue
+            game.refresh_from_db()
+            return Seated(game, joined=True)
+        return Seated(open_game(creator=user, players=players, pace=pace, bots_after_hours=bots_after_hours), False)
 
 
 def games_due_for_bots(now: datetime) -> QuerySet[Game]:

@@ -124,7 +124,9 @@ def play_now(request: HttpRequest) -> HttpResponse:
         pace=data["pace"],
         bots_after_hours=data["bots_after_hours"],
     )
-    if seated.joined:
+    if seated.already:
+        messages.info(request, _("You are already waiting in this game; it starts when its seats are taken."))
+    elif seated.joined:
         messages.success(request, _("You have a seat in a game that was waiting for you."))
     else:
         messages.success(request, _("No game was waiting, so a new one is open in the lobby for others to join."))

@@ -79,3 +79,26 @@ def test_a_bot_task_racing_a_human_move_keeps_the_log_whole(alice, client_for, b
     # Selections by the three bots follow alice's, so the game is back at her turn to place.
     assert bot_game.phase == "placement"
     assert bot_game.to_act_seat == 0
+
+
+def test_people_asking_to_play_now_at_the_same_moment_share_one_game(make_user, client_for):
+    users = [make_user() for _ in range(4)]
+    body = {"players": 4, "pace": "fast"}
+    calls = [partial(client_for(user).post, "/api/v1/lobby/play-now", body, format="json") for user in users]
+
+    responses = race(calls)
+
+    assert sorted(r.status_code for r in responses) == [200, 200, 200, 201], [r.content for r in responses]
+    assert len({r.json()["game"]["id"] for r in responses}) == 1, "one game, not one each"
+    game = Game.objects.get()
+    assert game.status == Game.Status.ACTIVE  # the fourth seat filled it
+
+
+def test_a_double_click_on_play_now_opens_one_game(alice, client_for):
+    clients = [client_for(alice) for _ in range(3)]
+    calls = [partial(c.post, "/api/v1/lobby/play-now", {"players": 2}, format="json") for c in clients]
+
+    responses = race(calls)
+
+    assert sorted(r.status_code for r in responses) == [200, 200, 201]
+    assert Game.objects.count() == 1

@@ -84,8 +84,10 @@ def test_play_now_seats_you_in_a_waiting_game_that_fits_or_opens_one(alice, bob,
     assert joined.status_code == 200
     assert joined.json()["joined"] is True
     assert joined.json()["game"]["id"] == opened
-    mine = client_for(alice).post("/api/v1/lobby/play-now", {"players": 3, "pace": "fast"}, format="json")
-    assert mine.json()["game"]["id"] != opened, "never seated twice in one game"
+    again = client_for(alice).post("/api/v1/lobby/play-now", {"players": 3, "pace": "fast"}, format="json")
+    assert again.status_code == 200
+    assert again.json()["game"]["id"] == opened, "asking again while waiting gives the same game, not a second"
+    assert [s["player"] for s in again.json()["game"]["seats"]].count(alice.public_name) == 1
 
 
 @pytest.mark.parametrize(

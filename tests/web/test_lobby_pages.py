@@ -47,6 +47,9 @@ def test_play_now_from_the_page(alice, bob, browser):
     game = Game.objects.get(listed=True)
     assert response["Location"] == f"/games/{game.public_id}/"
     assert (game.reminder_first_hours, game.timeout_hours, game.fill_with_bots_at is not None) == (2, 12, True)
+    again = browser(alice).post("/games/lobby/play-now/", {"players": "2", "pace": "fast"}, follow=True)
+    assert again.redirect_chain[-1][0] == f"/games/{game.public_id}/"
+    assert "already waiting in this game" in again.content.decode()
     joined = browser(bob).post("/games/lobby/play-now/", {"players": "2", "pace": "fast"})
     assert joined["Location"] == f"/games/{game.public_id}/"
     game.refresh_from_db()
