@@ -46,7 +46,9 @@ SELECTION_CHOICES = 8
 @dataclass(frozen=True, slots=True)
 class Budget:
     """How long one decision may search: a number of iterations (deterministic for a
-    given generator) and/or a time limit in seconds, whichever ends first."""
+    given generator) and/or a time limit in seconds of the searching thread's CPU time,
+    whichever ends first. CPU time, not the clock: a second is a second of one core
+    however busy the machine is, so the bot plays as well on a loaded worker."""
 
     iterations: int | None = None
     seconds: float | None = 1.0
@@ -86,10 +88,10 @@ def choose(view: PlayerView, rng: random.Random, budget: Budget) -> Action:
         return _action(view, seat, root_moves[0])
     root = Node(mover=seat)
     baseline = leads(sample_state(view, hidden, search_rng))
-    deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
+    started = time.thread_time()
     iterations = 0
     while budget.iterations is None or iterations < budget.iterations:
-        if deadline is not None and iterations and time.perf_counter() >= deadline:
+        if budget.seconds is not None and iterations and time.thread_time() - started >= budget.seconds:
             break
         iterations += 1
         _iterate(root, root_moves, sample_state(view, hidden, search_rng), view.round, baseline, search_rng)
