@@ -6,4 +6,9 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from games.presentation import profile_links
+
         from . import receivers  # noqa: F401 - rates a game in the transaction that finishes it
+        from .web import profile_link
+
+        profile_links.register(profile_link)  # players' names on the game pages link to their profiles

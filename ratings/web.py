@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.auth_helpers import request_user
+from accounts.models import User
 from games.presentation.vocabulary import bot_label
 
 from . import profiles
@@ -75,3 +76,11 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     rows = [{"entry": entry, "bot": bot_label(entry.bot) if entry.bot else ""} for entry in entries]
     context = {"players": players, "counts": profiles.PLAYER_COUNTS, "rows": rows, "established": established}
     return render(request, "ratings/leaderboard.html", context)
+
+
+def profile_link(player: User, reader: object) -> str | None:
+    """Where a player's name links to on the game pages: their profile, unless
+    it is hidden from the reader (then the name stays plain text)."""
+    if not player.is_active or (profiles.is_hidden(player) and getattr(reader, "pk", None) != player.pk):
+        return None
+    return reverse("ratings:profile", args=[player.pk])

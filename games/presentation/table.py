@@ -34,13 +34,16 @@ class PlayerRow:
     resigned: bool
     to_act: bool
     winner: bool
+    profile_url: str = ""
 
     @property
     def colour_labels(self) -> str:
         return ", ".join(chip.label for chip in self.colours)
 
 
-def player_rows(view: PlayerView, names: dict[int, str]) -> list[PlayerRow]:
+def player_rows(view: PlayerView, names: dict[int, str], links: dict[int, str] | None = None) -> list[PlayerRow]:
+    """One row a seat; ``links``: seat index -> the URL its player's name links to."""
+    links = links or {}
     return [
         PlayerRow(
             index=p,
@@ -53,6 +56,7 @@ def player_rows(view: PlayerView, names: dict[int, str]) -> list[PlayerRow]:
             resigned=view.resigned[p],
             to_act=view.to_act == p,
             winner=p in view.winners,
+            profile_url=links.get(p, ""),
         )
         for p in range(len(view.sides))
     ]

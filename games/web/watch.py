@@ -19,7 +19,7 @@ from accounts.auth_helpers import request_user
 from games import engine, store
 from games.errors import GameError
 from games.models import Game
-from games.presentation import board, log, table, vocabulary
+from games.presentation import board, log, profile_links, table, vocabulary
 from games.services import watching
 
 LOG_LINES = 8
@@ -73,7 +73,8 @@ def watch(request: HttpRequest, game_id: str) -> HttpResponse:
     if state is None:
         raise Http404(_("There is no game with this id."))
     view = engine.spectator_view(state)
-    names = vocabulary.seat_names(list(game.seats.all()))
+    seats = list(game.seats.all())
+    names = vocabulary.seat_names(seats)
     recent = store.event_payloads(game, after=max(at - LOG_LINES, 0), upto=at)
     live = at == game.version
     context.update(
@@ -87,7 +88,7 @@ def watch(request: HttpRequest, game_id: str) -> HttpResponse:
             "prev_at": at - 1 if at > 1 else None,
             "next_at": at + 1 if at < game.version else None,
             "board": board.drawing(view),
-            "players": table.player_rows(view, names),
+            "players": table.player_rows(view, names, profile_links.seat_links(seats, request.user)),
             "phase_label": vocabulary.PHASE_LABELS.get(view.phase, view.phase),
             "winners": [names.get(p, "") for p in view.winners],
             "log": log.log_lines(engine.redact_events(recent, None), at - len(recent) + 1, names, None),

@@ -64,3 +64,20 @@ def test_the_profile_page_in_german(alice, bob):
     resign(two_player_game(alice, bob), alice)
     html = Client(HTTP_ACCEPT_LANGUAGE="de").get(f"/players/{bob.pk}/").content.decode()
     assert "Bewertung" in html or "Wertung" in html
+
+
+def test_names_on_the_game_pages_link_to_visible_profiles_only(alice, bob):
+    game = two_player_game(alice, bob)
+    page = f"/games/{game.public_id}/"
+    html = signed_in(alice).get(page).content.decode()
+    assert f'<a href="/players/{alice.pk}/" data-testid="player-profile">' in html
+    assert f'<a href="/players/{bob.pk}/" data-testid="player-profile">' in html
+    signed_in(bob).post(f"/players/{bob.pk}/visibility/", {"hidden": "1"})
+    html = signed_in(alice).get(page).content.decode()
+    assert f'href="/players/{bob.pk}/"' not in html, "a hidden profile is not linked for others"
+    assert f'href="/players/{bob.pk}/"' in signed_in(bob).get(page).content.decode()
+    game.public = True
+    game.save(update_fields=["public"])
+    spectators = Client().get(f"/games/{game.public_id}/watch/").content.decode()
+    assert f'href="/players/{alice.pk}/"' in spectators
+    assert f'href="/players/{bob.pk}/"' not in spectators

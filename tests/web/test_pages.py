@@ -341,3 +341,16 @@ def test_an_invitee_recognises_their_seat(lobby, bob, browser):
     html = browser(bob).get(f"/games/{lobby.public_id}/").content.decode()
     assert "You (invited)" in html
     assert html.count("Invited player") == 1  # carol's seat
+
+
+def test_the_south_view_is_kept_while_stepping_through_the_history(placing_game, bob, browser):
+    at = placing_game.version - 1
+    html = browser(bob).get(f"/games/{placing_game.public_id}/?board=south&at={at}").content.decode()
+    assert 'data-side="0"' in html
+    assert f'href="?at={at - 1}&amp;board=south" data-testid="history-prev"' in html
+    assert f'href="?at={at + 1}&amp;board=south" data-testid="history-next"' in html
+    assert '<input type="hidden" name="board" value="south">' in html  # the slider's form
+    assert f'href="?at={at}" data-testid="board-switch"' in html  # back to bob's side, same moment
+    own_side = browser(bob).get(f"/games/{placing_game.public_id}/?at={at}").content.decode()
+    assert f'href="?at={at - 1}" data-testid="history-prev"' in own_side
+    assert f'href="?board=south&amp;at={at}" data-testid="board-switch"' in own_side
