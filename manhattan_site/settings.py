@@ -365,6 +365,7 @@ SPECTACULAR_SETTINGS = {
         "games.api.schema.document_problems",
         "games.api.schema.document_empty_lots",
         "games.api.schema.document_rate_limits",
+        "streams.schema.document_streams",  # after the rate limits: streams send no RateLimit headers
     ],
 }
 

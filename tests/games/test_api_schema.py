@@ -171,6 +171,8 @@ def test_every_success_body_has_its_real_type(schema: dict[str, Any]) -> None:
         for status, response in operation["responses"].items():
             if not str(status).startswith("2") or "content" not in response:
                 continue
+            if list(response["content"]) == ["text/event-stream"]:
+                continue  # the event streams: frames of text, described in docs/api.md
             body = _resolve(schema, response["content"]["application/json"]["schema"])
             if body.get("type") == "array":
                 body = _resolve(schema, body["items"])
@@ -194,3 +196,14 @@ def test_the_game_view_documents_the_board(schema: dict[str, Any]) -> None:
     assert board["items"]["items"]["nullable"] is True, "an empty lot is null"
     building = schema["components"]["schemas"]["Building"]
     assert {"owner", "height", "pieces", "storeys"} <= set(building["properties"])
+
+
+def test_the_event_streams_are_in_the_schema(schema: dict[str, Any]) -> None:
+    game = schema["paths"]["/api/v1/games/{game_id}/stream"]["get"]
+    mine = schema["paths"]["/api/v1/stream"]["get"]
+    for operation in (game, mine):
+        assert list(operation["responses"]["200"]["content"]) == ["text/event-stream"]
+        assert {"oauthApp": ["games:read"]} in operation["security"]
+        assert "Last-Event-ID" in [p["name"] for p in operation["parameters"]]
+        assert {"401", "403", "429", "503"} <= set(operation["responses"])
+    assert [p["name"] for p in game["parameters"] if p["in"] == "query"] == ["after"]
