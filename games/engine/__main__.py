@@ -87,6 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     arena.add_argument("--games", type=_positive_int, required=True, help="rounded up to whole rotations of seats")
     arena.add_argument("--seed", default="arena", help="the deals (default: arena)")
     arena.add_argument("--no-progress", action="store_true", help="never print progress")
+    arena.add_argument(
+        "--jobs", type=_positive_int, default=1, help="play in this many processes, one core each (same results)"
+    )
     _budget_arguments(arena)
     args = parser.parse_args(argv)
     if args.command == "arena":
@@ -136,7 +139,14 @@ def _arena(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print(f"  {done}/{total} games", file=sys.stderr, flush=True)
 
     standings = play_match(
-        options, seats, args.games, args.seed, iterations=args.iterations, seconds=args.seconds, progress=progress
+        options,
+        seats,
+        args.games,
+        args.seed,
+        iterations=args.iterations,
+        seconds=args.seconds,
+        jobs=args.jobs,
+        progress=progress,
     )
     for line in report(standings, args.players):
         print(line)

@@ -11,7 +11,8 @@ tie counts half).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from .options import GameOptions
@@ -75,6 +76,23 @@ def rotations(seats: Sequence[str]) -> Iterator[list[str]]:
         yield list(seats[-shift:]) + list(seats[:-shift]) if shift else list(seats)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One game's result: who sat where, who won, each seat's final total."""
+
+    lineup: tuple[str, ...]
+    winners: frozenset[int]
+    totals: tuple[int, ...]
+
+
+def play_one(
+    options: GameOptions, lineup: Sequence[str], seed: str, iterations: int | None, seconds: float | None
+) -> Outcome:
+    """One game of a match (a top-level function: worker processes run it too)."""
+    state = play_game(options, lineup, seed, iterations=iterations, seconds=seconds).state
+    return Outcome(tuple(lineup), frozenset(state.winners), tuple(state.player_totals()))
+
+
 def play_match(
     options: GameOptions,
     bots: Sequence[str],
@@ -83,28 +101,41 @@ def play_match(
     *,
     iterations: int | None = None,
     seconds: float | None = None,
+    jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Standing]:
-    """Play at least ``games`` games (a whole number of rotations) and tally each kind."""
+    """Play at least ``games`` games (a whole number of rotations) and tally each kind.
+    With ``jobs`` > 1 the games run in that many processes, one core each: the games
+    and the tally are the same as in one process (each game has its own seed)."""
     seats = line_up(bots, options.players)
     deals = -(-games // options.players)
+    matches = [
+        (options, lineup, f"{seed}:{deal}", iterations, seconds) for deal in range(deals) for lineup in rotations(seats)
+    ]
     standings = {kind: Standing(kind) for kind in seats}
-    played = 0
-    for deal in range(deals):
-        for lineup in rotations(seats):
-            game = play_game(options, lineup, f"{seed}:{deal}", iterations=iterations, seconds=seconds)
-            state = game.state
-            totals = state.player_totals()
-            for seat, kind in enumerate(lineup):
-                standing = standings[kind]
-                standing.seats += 1
-                standing.totals.append(totals[seat])
-                if seat in state.winners:
-                    standing.points += 1.0 / len(state.winners)
-            played += 1
-            if progress is not None:
-                progress(played, deals * options.players)
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            _tally(standings, pool.map(play_one, *zip(*matches, strict=True)), len(matches), progress)
+    else:
+        _tally(standings, (play_one(*match) for match in matches), len(matches), progress)
     return standings
+
+
+def _tally(
+    standings: dict[str, Standing],
+    outcomes: Iterable[Outcome],
+    total: int,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    for played, outcome in enumerate(outcomes, start=1):
+        for seat, kind in enumerate(outcome.lineup):
+            standing = standings[kind]
+            standing.seats += 1
+            standing.totals.append(outcome.totals[seat])
+            if seat in outcome.winners:
+                standing.points += 1.0 / len(outcome.winners)
+        if progress is not None:
+            progress(played, total)
 
 
 def report(standings: dict[str, Standing], players: int) -> list[str]:

@@ -95,6 +95,16 @@ def test_cli_arena_with_the_strong_bot_is_deterministic_for_an_iteration_budget(
     assert "2/2 games" in again.stderr, "progress goes to stderr, not into the table"
 
 
+def test_a_match_in_several_processes_plays_the_same_games():
+    one = play_match(GameOptions(players=3), ["random", "greedy"], 6, "jobs")
+    two = play_match(GameOptions(players=3), ["random", "greedy"], 6, "jobs", jobs=2)
+    assert {kind: (s.seats, s.points, s.totals) for kind, s in two.items()} == {
+        kind: (s.seats, s.points, s.totals) for kind, s in one.items()
+    }
+    args = ("arena", "--players", "2", "--bots", "strong,greedy", "--games", "4", "--iterations", "3", "--no-progress")
+    assert run_cli(*args, "--jobs", "2").stdout == run_cli(*args).stdout
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -106,6 +116,7 @@ def test_cli_arena_with_the_strong_bot_is_deterministic_for_an_iteration_budget(
         ["--players", "2", "--bots", "strong", "--games", "2", "--iterations", "0"],
         ["--players", "2", "--bots", "strong", "--games", "2", "--seconds", "-1"],
         ["--players", "2", "--games", "2"],
+        ["--players", "2", "--bots", "random", "--games", "2", "--jobs", "0"],
     ],
     ids=[
         "no-games",
@@ -116,6 +127,7 @@ def test_cli_arena_with_the_strong_bot_is_deterministic_for_an_iteration_budget(
         "zero-iterations",
         "negative-seconds",
         "no-bots",
+        "no-jobs",
     ],
 )
 def test_cli_arena_bad_arguments_fail_cleanly(args):
