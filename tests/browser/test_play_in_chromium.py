@@ -1,36 +1,38 @@
-"""Two invited players play a whole game in headless Chromium.
+"""Whole games in headless Chromium, through the web forms.
 
-They follow their magic links from the outbox, join, select and place pieces
-through the web forms, and see each other's moves, while a bot fills the
-third seat. A thread stands in for the Celery worker: it delivers the outbox
-and plays the bot's turns, calling the same services the tasks call.
+Two invited players follow their magic links from the outbox, join, select
+and place pieces, and see each other's moves, while a bot fills the third
+seat. And a person alone creates a game against a strong bot from the page,
+plays it carelessly, and loses. A thread stands in for the Celery worker: it
+delivers the outbox and plays the bots' turns, calling the same services the
+tasks call.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import shutil
 import threading
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from django.core import mail
 from django.db import connection
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from accounts.models import User
 from games import engine, store
 from games import services as games
 from games.models import Game
-from games.services import play
+from games.services import lobby, play
 from notifications import outbox
+
+from .chromium import PHONE, signed_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 LINK = re.compile(r"https?://[^\s/]+/accounts/link/[a-z]+/[^/\s]+/")
 
 
@@ -61,27 +63,6 @@ def worker() -> Iterator[Worker]:
     yield thread
     thread.stop.set()
     thread.join(timeout=10)
-
-
-INSTALL_HINT = "Chromium is missing: install Debian's (apt-get install chromium) to run the browser test"
-
-
-@pytest.fixture
-def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
-    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{INSTALL_HINT} (under CI the browser test must run)")
-        pytest.skip(INSTALL_HINT)
-    # Playwright's sync API keeps an event loop on this thread, which makes
-    # Django refuse ORM calls here; the test's own ORM calls are plain sync code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield chromium
-        chromium.close()
 
 
 def link_for(email: str, kind: str) -> str:
@@ -135,7 +116,7 @@ def play_turn(page: Page, game: Game, user: User, rng: random.Random) -> None:
 
 
 def test_two_invited_players_play_a_whole_game_in_the_browser(
-    live_server_connections_closed, live_server, settings, browser, worker
+    live_server_connections_closed, live_server, settings, chromium: Browser, worker
 ):
     settings.SITE_URL = live_server.url
     organiser = User.objects.create_user("organiser@example.com")
@@ -153,7 +134,7 @@ def test_two_invited_players_play_a_whole_game_in_the_browser(
 
     pages: dict[str, Page] = {}
     for email in (alice, bob):
-        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()  # phone width
+        page = chromium.new_context(viewport=PHONE).new_page()  # phone width
         page.goto(link_for(email, "invite"))
         page.get_by_test_id("link-continue").click()  # opening a link only asks; the button signs in
         page.wait_for_load_state()
@@ -192,4 +173,38 @@ def test_two_invited_players_play_a_whole_game_in_the_browser(
     final = pages[alice]
     final.goto(f"{live_server.url}/games/{game.public_id}/")
     assert final.get_by_test_id("scores").is_visible()
+    assert worker.failure is None
+
+
+def test_a_person_plays_a_strong_bot_from_the_page_and_loses(
+    live_server_connections_closed, live_server, chromium: Browser, worker, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(lobby, "secrets", SimpleNamespace(token_hex=lambda _n: "one deal for the browser test"))
+    player = User.objects.create_user("solo@example.com")
+    page = signed_in(chromium, live_server.url, player, PHONE).new_page()
+    page.goto(f"{live_server.url}/games/new/")
+    page.locator('select[name="players"]').select_option("2")
+    page.locator('select[name="seat_2"]').select_option("strong")
+    page.get_by_test_id("create-game").click()
+    page.wait_for_load_state()
+    game = Game.objects.get(creator=player)
+    assert game.status == Game.Status.ACTIVE, "every seat is taken: it starts at once"
+    assert "(strong bot)" in page.get_by_test_id("player-row").nth(1).inner_text()
+
+    rng = random.Random(3)  # a careless player: any legal move
+    for _ in range(200):
+        game.refresh_from_db()
+        if game.status == Game.Status.FINISHED:
+            break
+        if game.to_act_seat != 0:  # the bot's turn: the worker plays it
+            wait_for(lambda v=game.version: Game.objects.get(pk=game.pk).version != v, worker)
+            continue
+        page.goto(f"{live_server.url}/games/{game.public_id}/")
+        play_turn(page, game, player, rng)
+    state = store.load(game.public_id).state
+    assert state is not None
+    assert state.is_finished
+    assert 0 not in state.winners, "the strong bot beats a player who moves at random"
+    page.goto(f"{live_server.url}/games/{game.public_id}/")
+    assert "winner" in page.get_by_test_id("player-row").nth(1).inner_text()
     assert worker.failure is None
