@@ -67,7 +67,13 @@ def test_no_serious_or_critical_violation_on_the_main_pages(connections_closed, 
     )
     page = signed_in(chromium, live_server.url, alice, viewport, bypass_csp=True).new_page()
     found: dict[str, str] = {}
-    for path in ("/games/", "/games/new/", "/mail/preferences/", f"/games/{game.public_id}/"):
+    for path in (
+        "/games/",
+        "/games/new/",
+        "/mail/preferences/",
+        "/accounts/developer/apps/",
+        f"/games/{game.public_id}/",
+    ):
         page.goto(live_server.url + path)
         violations = axe_violations(page)
         if violations:
