@@ -7,30 +7,25 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from email import message_from_bytes
-from pathlib import Path
 from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
-from django.db import connection
 
 from games import services as games
 from games.engine import SelectPieces
 from manhattan_site.celery import app
 from notifications.models import Kind, Notification
 from notifications.tasks import deliver_notification
+from tests.celery_worker import celery_worker, own_queue
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-# A queue of this run's own, so that a worker of another test run on the same
-# Redis can never take this run's task (and look for it in another database).
-QUEUE = f"integration-{os.getpid()}-{time.time_ns()}"
+QUEUE = own_queue("integration")
 
 
 class Inbox:
@@ -59,40 +54,11 @@ def smtp() -> Iterator[tuple[Inbox, int]]:
         controller.stop()
 
 
-def database_url() -> str:
-    settings = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{settings['NAME']}"
-    return (
-        f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
-    )
-
-
 @pytest.fixture
 def worker(smtp: tuple[Inbox, int]) -> Iterator[subprocess.Popen[bytes]]:
     _, port = smtp
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "manhattan_site.settings",
-        "DJANGO_ENV": "test",
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": REDIS_URL,
-        "EMAIL_HOST": "127.0.0.1",
-        "EMAIL_PORT": str(port),
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "manhattan_site", "worker", "--pool", "solo", "--loglevel", "WARNING",
-         "--without-mingle", "--without-gossip", "--without-heartbeat", "--queues", QUEUE],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    try:
+    with celery_worker(QUEUE, REDIS_URL, {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(port)}) as process:
         yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def test_a_real_worker_delivers_the_turn_email_over_smtp(alice, bob, smtp, worker):

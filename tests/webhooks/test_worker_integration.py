@@ -6,64 +6,32 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from django.db import connection
 from standardwebhooks import Webhook
 
 from games import services as games
 from games.engine import SelectPieces
 from manhattan_site.celery import app
+from tests.celery_worker import celery_worker, own_queue
 from webhooks import services
 from webhooks.models import Delivery
 from webhooks.tasks import deliver_webhooks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("TEST_WEBHOOKS_REDIS_URL", "redis://127.0.0.1:6379/13")
-# A queue of this run's own: a worker of another run on the same Redis never takes its tasks.
-QUEUE = f"webhooks-integration-{os.getpid()}-{time.time_ns()}"
-
-
-def database_url() -> str:
-    settings = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{settings['NAME']}"
-    return (
-        f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
-    )
+QUEUE = own_queue("webhooks-integration")
 
 
 @pytest.fixture
 def worker() -> Iterator[subprocess.Popen[bytes]]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "manhattan_site.settings",
-        "DJANGO_ENV": "test",
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": REDIS_URL,
-        # The receiver is on this machine: let plain http and loopback through, as the tests do.
-        "WEBHOOK_ALLOW_HTTP": "1",
-        "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "manhattan_site", "worker", "--pool", "solo", "--loglevel", "WARNING",
-         "--without-mingle", "--without-gossip", "--without-heartbeat", "--queues", QUEUE],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    try:
+    # The receiver is on this machine: let plain http and loopback through, as the tests do.
+    allow_local = {"WEBHOOK_ALLOW_HTTP": "1", "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8"}
+    with celery_worker(QUEUE, REDIS_URL, allow_local) as process:
         yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def test_a_real_worker_delivers_a_moves_webhook_signed(alice, bob, receiver, worker):
