@@ -37,6 +37,7 @@ from .events import (
     Event,
     apply_in_place,
     colour_points,
+    next_player,
 )
 from .options import GameOptions
 from .rotation import CARD_INDEXES, CARD_TO_LOT
@@ -131,6 +132,8 @@ def execute_trusted(state: GameState, player: int, action: Action, rng: random.R
         colour = action.colour
         if colour is None:
             colour = _placing_colour(state, player, action)
+        if state.draw_pile:
+            return _place_trusted(state, player, action.card, action.city, action.size, colour, rng)
         event = _placement_event(state, player, action.card, action.city, action.size, colour, rng)
     elif type(action) is SelectPieces:
         assert isinstance(action, SelectPieces)
@@ -141,6 +144,47 @@ def execute_trusted(state: GameState, player: int, action: Action, rng: random.R
     else:
         return execute(state, player, action, rng, in_place=True)[1]
     return _emit_and_advance(state, event, rng)
+
+
+def _place_trusted(
+    state: GameState, player: int, card: int, city: int, size: int, colour: int, rng: random.Random
+) -> list[Event]:
+    """A trusted placement with a card left to draw (all but a few a game): the event made
+    and applied from the values in hand (as ``events._piece_placed`` would apply it), and the
+    next player's R16 check, which nearly always finds a placement at once."""
+    pile = state.draw_pile
+    drew = pile[-1]
+    lot = CARD_TO_LOT[state.sides[player]][card]
+    event: Event = {
+        "type": PIECE_PLACED,
+        "v": V,
+        "player": player,
+        "colour": colour,
+        "card": card,
+        "city": city,
+        "lot": lot,
+        "size": size,
+        "drew": drew,
+    }
+    state.board.place(city * 9 + lot, colour, size)
+    hand = state.hands[player]
+    hand.remove(card)
+    state.discards[player].append(card)
+    state.selection[colour][size - 1] -= 1
+    pile.pop()
+    hand.append(drew)
+    state.undoable = event
+    state.placements += 1
+    state.seq += 1
+    following = next_player(state, player)
+    state.to_act = following
+    if following is not None and True not in state.resigned and _can_place(state, following):
+        return [event]
+    if following is None:
+        state.phase = ROUND_OVER
+    events = [event]
+    _advance(state, events, rng)
+    return events
 
 
 def _emit_and_advance(state: GameState, event: Event, rng: random.Random) -> list[Event]:
