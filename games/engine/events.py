@@ -62,6 +62,9 @@ def colour_points(points: Mapping[int, int]) -> dict[str, int]:
     return {COLOUR_NAMES[c]: n for c, n in points.items()}
 
 
+_COLOUR_INDEX = {name: colour for colour, name in enumerate(COLOUR_NAMES)}
+
+
 # --- applying events in place (only ever on a private working copy) ---------
 
 
@@ -132,9 +135,8 @@ def _game_created(state: GameState, e: Event) -> None:  # handled by ``initial_s
 
 def _pieces_selected(state: GameState, e: Event) -> None:
     colour = e["colour"]
-    counts = [0, 0, 0, 0]
-    for size in e["pieces"]:
-        counts[size - 1] += 1
+    pieces = e["pieces"]
+    counts = [pieces.count(1), pieces.count(2), pieces.count(3), pieces.count(4)]
     reserve = state.reserve[colour]
     for i in range(4):
         reserve[i] -= counts[i]
@@ -149,6 +151,7 @@ def _pieces_selected(state: GameState, e: Event) -> None:
 
 
 _PLACEMENT_FIELDS = itemgetter("player", "colour", "size", "card", "city", "lot")
+_PLACEMENT_FIELDS_AND_DRAW = itemgetter("player", "colour", "size", "card", "city", "lot", "drew")
 
 
 def _piece_placed(state: GameState, e: Event) -> None:
@@ -200,7 +203,7 @@ def _piece_lost(state: GameState, e: Event) -> None:
 
 
 def _round_scored(state: GameState, e: Event) -> None:
-    points = {COLOUR_NAMES.index(name): n for name, n in e["points"].items()}
+    points = {_COLOUR_INDEX[name]: n for name, n in e["points"].items()}
     for colour, n in points.items():
         state.scores[colour] += n
     state.round_scores.append(points)
@@ -353,7 +356,7 @@ def _fold_placements(state: GameState, first: Event, rest: Iterator[Event]) -> E
         return next(rest, None)
     stacks, heights, owners, storeys = board.stacks, board.height, board.owner, board.storeys
     hands, discards, selection, pile = state.hands, state.discards, state.selection, state.draw_pile
-    fields = _PLACEMENT_FIELDS
+    fields = _PLACEMENT_FIELDS_AND_DRAW
     placed = 0
     last = first
     following: Event | None = None
@@ -361,7 +364,7 @@ def _fold_placements(state: GameState, first: Event, rest: Iterator[Event]) -> E
         if event["type"] != PIECE_PLACED:
             following = event
             break
-        player, colour, size, card, city, lot = fields(event)
+        player, colour, size, card, city, lot, drew = fields(event)
         index = city * 9 + lot
         stacks[index] = stacks[index] << 4 | colour << 2 | size - 1
         heights[index] += size
@@ -372,12 +375,10 @@ def _fold_placements(state: GameState, first: Event, rest: Iterator[Event]) -> E
         discards[player].append(card)
         selection[colour][size - 1] -= 1
         if "reshuffle" in event:
-            _draw(state, player, (event["drew"],), event["reshuffle"])
-        else:
-            drew = event["drew"]
-            if drew is not None:
-                pile.pop()
-                hand.append(drew)
+            _draw(state, player, (drew,), event["reshuffle"])
+        elif drew is not None:
+            pile.pop()
+            hand.append(drew)
         placed += 1
         last = event
     state.placements += placed
