@@ -66,6 +66,43 @@ PLACEMENTS: tuple[tuple[tuple[tuple[tuple[Placement, ...], ...], ...], ...], ...
 sizes_left = _sizes
 
 
+BySizes = tuple[tuple[Placement, ...], ...]
+"""Placements indexed by a mask of sizes (bit ``size - 1``): those of the sizes in the mask."""
+LotPlacements = tuple[int, tuple[BySizes, ...]]
+"""A lot's board index, and its placements of each colour (``[colour][mask]``)."""
+
+
+def _subsets_by_mask(row: tuple[Placement, ...]) -> BySizes:
+    """Every subset of ``row`` (placements by size), at the index of its mask of sizes."""
+    subsets: list[tuple[Placement, ...]] = [()]
+    for placement in row:  # the subsets with this size follow those without it, bit ``size - 1``
+        subsets += [(*chosen, placement) for chosen in subsets]
+    return tuple(subsets)
+
+
+AT_LEAST = (15, 15, 14, 12, 8)
+"""``AT_LEAST[need]``: the mask (bit ``size - 1`` for each size) of the sizes from ``need`` (1–4) up."""
+
+LOTS_AND_PLACEMENTS: tuple[tuple[tuple[LotPlacements, ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            (index, tuple(_subsets_by_mask(row) for row in PLACEMENTS[side][card][city]))
+            for city, index in enumerate(CARD_INDEXES[side][card])
+        )
+        for card in range(CARD_POSITIONS)
+    )
+    for side in range(4)
+)
+"""``LOTS_AND_PLACEMENTS[side][card]``: for each city, the board index of the lot the card names and,
+``[colour][mask]``, the placements there of the sizes in ``mask``, smallest first: listing a
+lot's legal placements is then one lookup rather than a loop over sizes."""
+
+
+def size_mask(counts: Sequence[int]) -> int:
+    """The mask (bit ``size - 1``) of the sizes of which ``counts`` (by size) has pieces left."""
+    return (counts[0] > 0) | (counts[1] > 0) << 1 | (counts[2] > 0) << 2 | (counts[3] > 0) << 3
+
+
 def legal_placements(
     board: BoardLike,
     hand: Iterable[int],
@@ -80,26 +117,22 @@ def legal_placements(
     """
     flat = as_board(board)
     owners, storeys = flat.owner, flat.storeys
-    options = [(colour, _sizes(counts)) for colour, counts in sorted(selections.items())]
+    masks = [(colour, size_mask(counts)) for colour, counts in sorted(selections.items())]
     result: list[Placement] = []
-    append = result.append
-    by_card = CARD_INDEXES[side]
-    made_for_side = PLACEMENTS[side]
+    extend = result.extend
+    lots_for_side = LOTS_AND_PLACEMENTS[side]
     for card in sorted(set(hand)):
-        made_for_card = made_for_side[card]
-        for city, index in enumerate(by_card[card]):
+        for index, made in lots_for_side[card]:
             owner = owners[index]
-            made = made_for_card[city]
-            for colour, sizes in options:
-                row = made[colour]
+            for colour, mask in masks:
                 if owner < 0 or owner == colour:  # empty (NOBODY is -1) or its own
-                    for size in sizes:
-                        append(row[size - 1])
+                    extend(made[colour][mask])
                 else:
                     need = storeys[index * 4 + owner] - storeys[index * 4 + colour]  # R14
-                    for size in sizes:
-                        if size >= need:
-                            append(row[size - 1])
+                    if need <= 1:
+                        extend(made[colour][mask])
+                    elif need <= 4:
+                        extend(made[colour][mask & AT_LEAST[need]])
     return result
 
 
