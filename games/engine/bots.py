@@ -13,7 +13,7 @@ from .actions import Action, PlacePiece, Resign, SelectPieces, place_action
 from .board import Board
 from .constants import CITIES, LOTS_PER_CITY, PIECE_SIZES, PIECES_PER_SIZE, TALLEST_POINTS
 from .rotation import CARD_INDEXES
-from .rules import PLACEMENTS, Placement, legal_placements, sizes_left
+from .rules import PLACEMENTS, Placement, legal_placements, size_mask, sizes_left
 from .state import PLACEMENT, SELECTION
 from .views import PlayerView
 
@@ -31,6 +31,13 @@ def _as_action(view: PlayerView, seat: int, p: Placement) -> PlacePiece:
     return place_action(p.card, p.city, p.size, p.colour if two_colours else None)
 
 
+PIECES_BY_SIZES = tuple(
+    tuple(tuple((colour, size) for size in PIECE_SIZES if mask >> (size - 1) & 1) for mask in range(16))
+    for colour in range(4)
+)
+"""``PIECES_BY_SIZES[colour][mask]``: the (colour, size) pieces of the sizes in ``mask`` (bit ``size - 1``)."""
+
+
 def random_bot(view: PlayerView, rng: random.Random) -> Action:
     """Uniformly random among the legal actions (selections: a random draw from the reserve)."""
     seat = _seat(view)
@@ -38,7 +45,8 @@ def random_bot(view: PlayerView, rng: random.Random) -> Action:
     if phase == SELECTION:
         colour = view.selecting_colour
         assert colour is not None
-        reserve = [s for s in (1, 2, 3, 4) for _ in range(view.reserve[colour][s - 1])]
+        left = view.reserve[colour]
+        reserve = [1] * left[0] + [2] * left[1] + [3] * left[2] + [4] * left[3]
         return SelectPieces(pieces=tuple(rng.sample(reserve, view.options.pieces_per_round)), colour=colour)
     hand = view.hand
     if phase != PLACEMENT or hand is None:
@@ -48,7 +56,9 @@ def random_bot(view: PlayerView, rng: random.Random) -> Action:
     cards = sorted(set(hand))
     mine = view.colours[seat]
     selection = view.selection
-    pieces = [(c, size) for c in mine for size, left in zip(PIECE_SIZES, selection[c], strict=True) if left]
+    pieces: tuple[tuple[int, int], ...] = ()
+    for c in mine:
+        pieces += PIECES_BY_SIZES[c][size_mask(selection[c])]
     named = len(mine) > 1  # R15: only a two-colour player names the colour
     by_card = CARD_INDEXES[view.sides[seat]]
     board = view.board

@@ -41,7 +41,7 @@ from .events import (
 )
 from .options import GameOptions
 from .rotation import CARD_INDEXES, CARD_TO_LOT
-from .rules import any_lot_accepts, largest_pieces, placement_exists, winners
+from .rules import any_lot_accepts, free_lot_named, largest_pieces, placement_exists, winners
 from .state import FINISHED, PLACEMENT, ROUND_OVER, SELECTION, GameState
 
 V = EVENT_SCHEMA_VERSION
@@ -131,7 +131,8 @@ def execute_trusted(state: GameState, player: int, action: Action, rng: random.R
         assert isinstance(action, PlacePiece)
         colour = action.colour
         if colour is None:
-            colour = _placing_colour(state, player, action)
+            mine = state.colours[player]
+            colour = mine[0] if len(mine) == 1 else _placing_colour(state, player, action)
         if state.draw_pile:
             return _place_trusted(state, player, action.card, action.city, action.size, colour, rng)
         event = _placement_event(state, player, action.card, action.city, action.size, colour, rng)
@@ -382,7 +383,11 @@ def _advance(state: GameState, events: list[Event], rng: random.Random) -> None:
 
 def _can_place(state: GameState, player: int) -> bool:
     """Whether ``player`` holds a card that allows a legal placement of a round piece (R16)."""
-    pieces = largest_pieces(state.selection, state.colours[player])
+    selection = state.selection
+    colours = [colour for colour in state.colours[player] if any(selection[colour])]
+    if free_lot_named(state.board, state.hands[player], state.sides[player], colours):
+        return True  # nearly every turn: no need to work out what a takeover would take
+    pieces = largest_pieces(selection, colours)
     return placement_exists(state.board, state.hands[player], state.sides[player], pieces)
 
 

@@ -10,6 +10,7 @@ A board is a ``Board`` (the engine's own, fast) or any sequence of 54
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from .board import NOBODY, Board, Building, as_board
@@ -166,6 +167,25 @@ def placement_exists(board: Board, hand: Iterable[int], side: int, pieces: Seque
             for colour, size in pieces:
                 if owner == colour or storeys[index * 4 + colour] + size >= need:
                     return True
+    return False
+
+
+LOT_OWNERS = tuple(tuple(itemgetter(*indexes) for indexes in CARD_INDEXES[side]) for side in range(4))
+"""``LOT_OWNERS[side][card](board.owner)``: the owners of the six lots a card names, read in one step."""
+
+
+def free_lot_named(board: Board, hand: Iterable[int], side: int, colours: Iterable[int]) -> bool:
+    """Whether a card of ``hand`` names an empty lot or a building of one of ``colours``: any
+    piece of such a colour may go there without a takeover (R14). R16's usual, quick answer."""
+    owners = board.owner
+    lots_of = LOT_OWNERS[side]
+    for card in hand:
+        named = lots_of[card](owners)
+        if NOBODY in named:
+            return True
+        for colour in colours:
+            if colour in named:
+                return True
     return False
 
 
