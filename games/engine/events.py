@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
-from operator import itemgetter
+from operator import itemgetter, sub
 from typing import Any
 
 from .constants import COLOUR_NAMES, PIECES_PER_SIZE
@@ -70,13 +70,12 @@ _COLOUR_INDEX = {name: colour for colour, name in enumerate(COLOUR_NAMES)}
 
 def _selection_queue(state: GameState) -> list[int]:
     """R9: colours in selection order, from the round's start player clockwise."""
-    order = state.clockwise
-    start = order.index(state.start_player)
+    start = state.start_player
+    resigned, colours = state.resigned, state.colours
     queue: list[int] = []
-    for i in range(len(order)):
-        player = order[(start + i) % len(order)]
-        if not state.resigned[player]:
-            queue.extend(state.colours[player])
+    for player in (start, *state.seats_after[start][:-1]):
+        if not resigned[player]:
+            queue += colours[player]
     return queue
 
 
@@ -138,8 +137,7 @@ def _pieces_selected(state: GameState, e: Event) -> None:
     pieces = e["pieces"]
     counts = [pieces.count(1), pieces.count(2), pieces.count(3), pieces.count(4)]
     reserve = state.reserve[colour]
-    for i in range(4):
-        reserve[i] -= counts[i]
+    reserve[:] = map(sub, reserve, counts)
     state.selection[colour] = counts
     queue = state.selection_queue
     if colour in queue:
