@@ -98,6 +98,16 @@ LOTS_AND_PLACEMENTS: tuple[tuple[tuple[LotPlacements, ...], ...], ...] = tuple(
 ``[colour][mask]``, the placements there of the sizes in ``mask``, smallest first: listing a
 lot's legal placements is then one lookup rather than a loop over sizes."""
 
+LOTS_FOR_COLOUR: tuple[tuple[tuple[tuple[tuple[int, BySizes], ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(tuple((index, by_colour[colour]) for index, by_colour in lots) for colour in range(4))
+        for lots in LOTS_AND_PLACEMENTS[side]
+    )
+    for side in range(4)
+)
+"""``LOTS_FOR_COLOUR[side][card][colour]``: ``LOTS_AND_PLACEMENTS[side][card]`` for one colour:
+for each city, the lot's board index and the colour's placements there by mask of sizes."""
+
 
 def size_mask(counts: Sequence[int]) -> int:
     """The mask (bit ``size - 1``) of the sizes of which ``counts`` (by size) has pieces left."""
@@ -121,8 +131,21 @@ def legal_placements(
     masks = [(colour, size_mask(counts)) for colour, counts in sorted(selections.items())]
     result: list[Placement] = []
     extend = result.extend
+    cards = sorted(set(hand))
+    if len(masks) == 1:  # one colour (three or four players): no loop over colours per lot
+        colour, mask = masks[0]
+        lots_for_colour = LOTS_FOR_COLOUR[side]
+        for card in cards:
+            for index, by_sizes in lots_for_colour[card][colour]:
+                owner = owners[index]
+                if owner < 0 or owner == colour:  # empty (NOBODY is -1) or its own
+                    extend(by_sizes[mask])
+                else:
+                    need = storeys[index * 4 + owner] - storeys[index * 4 + colour]  # R14
+                    extend(by_sizes[mask if need <= 1 else mask & AT_LEAST[need] if need <= 4 else 0])
+        return result
     lots_for_side = LOTS_AND_PLACEMENTS[side]
-    for card in sorted(set(hand)):
+    for card in cards:
         for index, made in lots_for_side[card]:
             owner = owners[index]
             for colour, mask in masks:
@@ -130,10 +153,7 @@ def legal_placements(
                     extend(made[colour][mask])
                 else:
                     need = storeys[index * 4 + owner] - storeys[index * 4 + colour]  # R14
-                    if need <= 1:
-                        extend(made[colour][mask])
-                    elif need <= 4:
-                        extend(made[colour][mask & AT_LEAST[need]])
+                    extend(made[colour][mask if need <= 1 else mask & AT_LEAST[need] if need <= 4 else 0])
     return result
 
 
