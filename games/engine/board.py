@@ -344,11 +344,8 @@ class Board(Sequence[Building | None]):
         return self.buildings[colour]
 
     def score(self, colours: Iterable[int]) -> dict[int, int]:
-        """R17 for the colours in the game, as ``score_board`` gives it.
-
-        A board that does not keep its counts yet is counted once, on a copy: scoring a
-        round is no reason to keep them up at every placement after it (a random game, a
-        replay or a game between people never asks for points in between)."""
+        """R17 for the colours in the game, as ``score_board`` gives it. A board that does not keep
+        its counts is counted on a copy: a round's scoring is no reason to keep them up after it."""
         points = (self if self.counted else self.copy()).points()
         return {c: points[c] for c in colours}
 
