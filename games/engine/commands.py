@@ -121,8 +121,7 @@ def execute_trusted(state: GameState, player: int, action: Action, rng: random.R
     Nothing is checked again, so anything else corrupts ``state``: outside
     input always goes through ``execute``.
     """
-    if type(action) is PlacePiece:
-        assert isinstance(action, PlacePiece)
+    if isinstance(action, PlacePiece):
         colour = action.colour
         if colour is None:
             mine = state.colours[player]
@@ -130,11 +129,10 @@ def execute_trusted(state: GameState, player: int, action: Action, rng: random.R
         if state.draw_pile:
             return _place_trusted(state, player, action.card, action.city, action.size, colour, rng)
         event = _placement_event(state, player, action.card, action.city, action.size, colour, rng)
-    elif type(action) is SelectPieces:
-        assert isinstance(action, SelectPieces)
+    elif isinstance(action, SelectPieces):
         colour = state.selection_queue[0]
         event = {"type": PIECES_SELECTED, "v": V, "player": player, "colour": colour, "pieces": list(action.pieces)}
-    elif type(action) is Resign:
+    elif isinstance(action, Resign):
         event = {"type": PLAYER_RESIGNED, "v": V, "player": player}
     else:
         return execute(state, player, action, rng, in_place=True)[1]
