@@ -128,12 +128,12 @@ def legal_placements(
     """
     flat = as_board(board)
     owners, storeys = flat.owner, flat.storeys
-    masks = [(colour, size_mask(counts)) for colour, counts in sorted(selections.items())]
     result: list[Placement] = []
     extend = result.extend
     cards = sorted(set(hand))
-    if len(masks) == 1:  # one colour (three or four players): no loop over colours per lot
-        colour, mask = masks[0]
+    if len(selections) == 1:  # one colour (three or four players): no loop over colours per lot
+        [(colour, counts)] = selections.items()
+        mask = size_mask(counts)
         lots_for_colour = LOTS_FOR_COLOUR[side]
         for card in cards:
             for index, by_sizes in lots_for_colour[card][colour]:
@@ -144,6 +144,7 @@ def legal_placements(
                     need = storeys[index * 4 + owner] - storeys[index * 4 + colour]  # R14
                     extend(by_sizes[mask if need <= 1 else mask & AT_LEAST[need] if need <= 4 else 0])
         return result
+    masks = [(colour, size_mask(counts)) for colour, counts in sorted(selections.items())]
     lots_for_side = LOTS_AND_PLACEMENTS[side]
     for card in cards:
         for index, made in lots_for_side[card]:
