@@ -28,7 +28,7 @@ class SelectPieces:
         pieces = self.pieces
         # Whole numbers only (True is not a piece): anything else is refused here, where it is
         # sorted, rather than failing later with a TypeError. Which sizes exist is R9's business.
-        if not isinstance(pieces, (tuple, list)) or any(type(p) is not int for p in pieces):
+        if not isinstance(pieces, (tuple, list)) or not set(map(type, pieces)) <= {int}:
             raise refuse("selection_not_sizes")
         object.__setattr__(self, "pieces", tuple(sorted(pieces)))
 

@@ -210,22 +210,23 @@ class Board(Sequence[Building | None]):
 
     def recount(self) -> None:
         """Count everything R17 needs from the per-lot arrays, and keep it counted from now on."""
-        self.city_counts = [0] * (CITIES * COLOURS)
-        self.buildings = [0] * COLOURS
+        owners = self.owner
+        # Counted a city (nine lots) and a colour at a time by ``list.count``, not lot by lot.
+        counts: list[int] = []
+        for start in range(0, BOARD_LOTS, LOTS_PER_CITY):
+            counts += map(owners[start : start + LOTS_PER_CITY].count, range(COLOURS))
+        self.city_counts = counts
+        self.buildings = list(map(owners.count, range(COLOURS)))
         self.leaders = [NOBODY] * CITIES
         self.majorities = [0] * COLOURS
         self.unsettled = 0
         self.untallest = None
-        for index, owner in enumerate(self.owner):
-            if owner != NOBODY:
-                self.city_counts[CITY_OF[index] * COLOURS + owner] += 1
-                self.buildings[owner] += 1
         for city in range(CITIES):
             self._lead(city)
-        self.tallest = max(self.height)
-        owners = [o for o, h in zip(self.owner, self.height, strict=True) if h == self.tallest and h > 0]
-        self.tallest_count = len(owners)
-        self.tallest_owner = owners[0] if len(owners) == 1 else NOBODY
+        heights = self.height
+        self.tallest = tallest = max(heights)
+        self.tallest_count = heights.count(tallest) if tallest else 0
+        self.tallest_owner = owners[heights.index(tallest)] if self.tallest_count == 1 else NOBODY
         self.counted = True
 
     def _settle(self) -> None:
@@ -343,8 +344,9 @@ class Board(Sequence[Building | None]):
         return self.buildings[colour]
 
     def score(self, colours: Iterable[int]) -> dict[int, int]:
-        """R17 for the colours in the game, as ``score_board`` gives it."""
-        points = self.points()
+        """R17 for the colours in the game, as ``score_board`` gives it. A board that does not keep
+        its counts is counted on a copy: a round's scoring is no reason to keep them up after it."""
+        points = (self if self.counted else self.copy()).points()
         return {c: points[c] for c in colours}
 
     def building(self, index: int) -> Building | None:

@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .actions import Action, PlacePiece, Resign, SelectPieces, place_action
 from .board import Board
-from .constants import CITIES, LOTS_PER_CITY, PIECES_PER_SIZE, TALLEST_POINTS
+from .constants import CITIES, LOTS_PER_CITY, PIECE_SIZES, PIECES_PER_SIZE, TALLEST_POINTS
 from .rotation import CARD_INDEXES
-from .rules import PLACEMENTS, Placement, legal_placements, sizes_left
+from .rules import PLACEMENTS, Placement, legal_placements, size_mask, sizes_left
 from .state import PLACEMENT, SELECTION
 from .views import PlayerView
 
@@ -31,23 +31,38 @@ def _as_action(view: PlayerView, seat: int, p: Placement) -> PlacePiece:
     return place_action(p.card, p.city, p.size, p.colour if two_colours else None)
 
 
+PIECES_BY_SIZES = tuple(
+    tuple(tuple((colour, size) for size in PIECE_SIZES if mask >> (size - 1) & 1) for mask in range(16))
+    for colour in range(4)
+)
+"""``PIECES_BY_SIZES[colour][mask]``: the (colour, size) pieces of the sizes in ``mask`` (bit ``size - 1``)."""
+
+
 def random_bot(view: PlayerView, rng: random.Random) -> Action:
     """Uniformly random among the legal actions (selections: a random draw from the reserve)."""
     seat = _seat(view)
-    if view.phase == SELECTION:
+    phase = view.phase
+    if phase == SELECTION:
         colour = view.selecting_colour
         assert colour is not None
-        reserve = [s for s in (1, 2, 3, 4) for _ in range(view.reserve[colour][s - 1])]
+        left = view.reserve[colour]
+        reserve = [1] * left[0] + [2] * left[1] + [3] * left[2] + [4] * left[3]
         return SelectPieces(pieces=tuple(rng.sample(reserve, view.options.pieces_per_round)), colour=colour)
-    if view.phase != PLACEMENT or view.hand is None:
+    hand = view.hand
+    if phase != PLACEMENT or hand is None:
         return Resign()
     # Rejection sampling from card x city x piece is uniform over the legal
     # placements and much cheaper than listing them all on every turn.
-    cards = sorted(set(view.hand))
-    pieces = [(c, s) for c in view.colours[seat] for s in (1, 2, 3, 4) if view.selection[c][s - 1]]
-    two_colours = len(view.colours[seat]) > 1
+    cards = sorted(set(hand))
+    mine = view.colours[seat]
+    selection = view.selection
+    pieces: tuple[tuple[int, int], ...] = ()
+    for c in mine:
+        pieces += PIECES_BY_SIZES[c][size_mask(selection[c])]
+    named = len(mine) > 1  # R15: only a two-colour player names the colour
     by_card = CARD_INDEXES[view.sides[seat]]
-    owners, storeys = view.board.owner, view.board.storeys
+    board = view.board
+    owners, storeys = board.owner, board.storeys
     random_float = rng.random  # several times cheaper than randrange in this loop
     n_cards, n_pieces = len(cards), len(pieces)
     for _ in range(32):
@@ -56,7 +71,7 @@ def random_bot(view: PlayerView, rng: random.Random) -> Action:
         colour, size = pieces[int(random_float() * n_pieces)]
         owner = owners[index]  # R14, as Board.accepts, inlined: this loop is most of a random game
         if owner < 0 or owner == colour or storeys[index * 4 + colour] + size >= storeys[index * 4 + owner]:
-            return place_action(card, index // LOTS_PER_CITY, size, colour if two_colours else None)
+            return place_action(card, index // LOTS_PER_CITY, size, colour if named else None)
     return _as_action(view, seat, rng.choice(view.legal_placements()))
 
 

@@ -2,9 +2,9 @@
 
 This is the only place where rules are enforced and chance is decided. Each
 event is applied to a private working copy as soon as it is made, so the
-automatic consequences of an action (the next player's R16 redraws, round
-scoring, the next round, the end of the game) are decided on the state they
-follow from, by the same fold that replays them later.
+automatic consequences of an action (``advance.py``: the next player's R16
+redraws, round scoring, the next round, the end of the game) are decided on the
+state they follow from, by the same fold that replays them later.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import random
 from collections.abc import Sequence
 
 from .actions import Action, PlacePiece, Resign, SelectPieces, UndoLastPlacement
+from .advance import advance, can_place, draw_cards
 from .constants import (
     COLOUR_NAMES,
     DEFAULT_COLOURS,
@@ -25,22 +26,16 @@ from .constants import (
 from .errors import refuse
 from .events import (
     GAME_CREATED,
-    GAME_FINISHED,
-    HAND_REDRAWN,
-    PIECE_LOST,
     PIECE_PLACED,
     PIECES_SELECTED,
     PLACEMENT_UNDONE,
     PLAYER_RESIGNED,
-    ROUND_SCORED,
-    ROUND_STARTED,
     Event,
     apply_in_place,
-    colour_points,
+    next_player,
 )
 from .options import GameOptions
 from .rotation import CARD_INDEXES, CARD_TO_LOT
-from .rules import any_lot_accepts, largest_pieces, placement_exists, winners
 from .state import FINISHED, PLACEMENT, ROUND_OVER, SELECTION, GameState
 
 V = EVENT_SCHEMA_VERSION
@@ -126,34 +121,71 @@ def execute_trusted(state: GameState, player: int, action: Action, rng: random.R
     Nothing is checked again, so anything else corrupts ``state``: outside
     input always goes through ``execute``.
     """
-    if type(action) is PlacePiece:
-        assert isinstance(action, PlacePiece)
+    if isinstance(action, PlacePiece):
         colour = action.colour
         if colour is None:
-            colour = _placing_colour(state, player, action)
+            mine = state.colours[player]
+            colour = mine[0] if len(mine) == 1 else _placing_colour(state, player, action)
+        if state.draw_pile:
+            return _place_trusted(state, player, action.card, action.city, action.size, colour, rng)
         event = _placement_event(state, player, action.card, action.city, action.size, colour, rng)
-    elif type(action) is SelectPieces:
-        assert isinstance(action, SelectPieces)
+    elif isinstance(action, SelectPieces):
         colour = state.selection_queue[0]
         event = {"type": PIECES_SELECTED, "v": V, "player": player, "colour": colour, "pieces": list(action.pieces)}
-    elif type(action) is Resign:
+    elif isinstance(action, Resign):
         event = {"type": PLAYER_RESIGNED, "v": V, "player": player}
     else:
         return execute(state, player, action, rng, in_place=True)[1]
     return _emit_and_advance(state, event, rng)
 
 
+def _place_trusted(
+    state: GameState, player: int, card: int, city: int, size: int, colour: int, rng: random.Random
+) -> list[Event]:
+    """A trusted placement with a card left to draw (all but a few a game): the event made
+    and applied from the values in hand (as ``events._piece_placed`` would apply it), and the
+    next player's R16 check, which nearly always finds a placement at once."""
+    pile = state.draw_pile
+    drew = pile[-1]
+    lot = CARD_TO_LOT[state.sides[player]][card]
+    event: Event = {
+        "type": PIECE_PLACED,
+        "v": V,
+        "player": player,
+        "colour": colour,
+        "card": card,
+        "city": city,
+        "lot": lot,
+        "size": size,
+        "drew": drew,
+    }
+    state.board.place(city * 9 + lot, colour, size)
+    hand = state.hands[player]
+    hand.remove(card)
+    state.discards[player].append(card)
+    state.selection[colour][size - 1] -= 1
+    pile.pop()
+    hand.append(drew)
+    state.undoable = event
+    state.placements += 1
+    state.seq += 1
+    following = next_player(state, player)
+    state.to_act = following
+    if following is not None and True not in state.resigned and can_place(state, following):
+        return [event]
+    if following is None:
+        state.phase = ROUND_OVER
+    events = [event]
+    advance(state, events, rng)
+    return events
+
+
 def _emit_and_advance(state: GameState, event: Event, rng: random.Random) -> list[Event]:
     """Apply ``event`` and everything that follows it without a choice; all the events made."""
     events = [event]
     apply_in_place(state, event)
-    _advance(state, events, rng)
+    advance(state, events, rng)
     return events
-
-
-def _emit(state: GameState, events: list[Event], event: Event) -> None:
-    events.append(event)
-    apply_in_place(state, event)
 
 
 def _select(state: GameState, player: int, action: SelectPieces) -> Event:
@@ -236,7 +268,7 @@ def _placement_event(
         drew: int | None = pile[-1]
         reshuffle = None
     else:
-        drawn, reshuffle = _draw_cards(state, 1, extra_discards=[card], rng=rng)
+        drawn, reshuffle = draw_cards(state, 1, extra_discards=[card], rng=rng)
         drew = drawn[0] if drawn else None
     event: Event = {
         "type": PIECE_PLACED,
@@ -271,105 +303,9 @@ def _placing_colour(state: GameState, player: int, action: PlacePiece) -> int:
     raise refuse("colour_required", colour=COLOUR_NAMES[mine[0]], other_colour=COLOUR_NAMES[mine[1]])
 
 
-def _draw_cards(
-    state: GameState, count: int, *, extra_discards: Sequence[int], rng: random.Random
-) -> tuple[list[int], list[int] | None]:
-    """R11: decide the next ``count`` cards drawn, reshuffling every discard
-    pile (plus ``extra_discards``, cards being discarded by this very event)
-    into a new pile if the pile runs out. Returns the cards and the new pile.
-    The pile itself is left alone: the event that records the draw changes it."""
-    pile = state.draw_pile
-    if len(pile) >= count:  # the usual case: the top ``count`` cards, in the order they are drawn
-        return pile[: -count - 1 : -1], None
-    drawn = pile[::-1]
-    pool = [card for discard in state.discards for card in discard] + list(extra_discards)
-    if not pool:
-        return drawn, None
-    rng.shuffle(pool)
-    # Only one reshuffle per event: should the new pile run out too, nothing more is drawn.
-    drawn += pool[: -(count - len(drawn)) - 1 : -1]
-    return drawn, pool
-
-
 def _undo(state: GameState, action: UndoLastPlacement) -> Event:
     last = state.undoable
     if last is None:
         raise refuse("undo_unavailable")
     fields = ("player", "colour", "card", "city", "lot", "size", "drew")
     return {"type": PLACEMENT_UNDONE, "v": V, **{k: last[k] for k in fields}, "reason": action.reason}
-
-
-def _advance(state: GameState, events: list[Event], rng: random.Random) -> None:
-    """Play out everything that follows without a choice, appending and applying
-    its events: forced selections, R16 for the player to act, scoring, the next
-    round and the end."""
-    while True:
-        phase = state.phase
-        if True in state.resigned:
-            active = [p for p in range(state.players) if not state.resigned[p]]
-            if len(active) < 2:
-                _finish(state, events, active)
-                return
-        if phase == PLACEMENT:
-            player = state.to_act
-            if player is None or _can_place(state, player):
-                return
-            _resolve_no_placement(state, player, events, rng)
-        elif phase == ROUND_OVER:
-            points = state.board.score(state.all_colours)
-            _emit(state, events, {"type": ROUND_SCORED, "v": V, "round": state.round, "points": colour_points(points)})
-            if state.round == state.options.rounds:
-                _finish(state, events, [p for p in range(state.players) if not state.resigned[p]])
-                return
-            next_start = state.seats_after[state.start_player][0]
-            _emit(state, events, {"type": ROUND_STARTED, "v": V, "round": state.round + 1, "start_player": next_start})
-        elif phase == SELECTION and state.round == state.options.rounds:
-            # R9: the last round's selection is forced: the reserve is exactly k pieces.
-            colour = state.selecting_colour
-            assert colour is not None
-            pieces = [s for s in (1, 2, 3, 4) for _ in range(state.reserve[colour][s - 1])]
-            player = state.colour_player[colour]
-            _emit(
-                state, events, {"type": PIECES_SELECTED, "v": V, "player": player, "colour": colour, "pieces": pieces}
-            )
-        else:
-            return
-
-
-def _can_place(state: GameState, player: int) -> bool:
-    """Whether ``player`` holds a card that allows a legal placement of a round piece (R16)."""
-    pieces = largest_pieces(state.selection, state.colours[player])
-    return placement_exists(state.board, state.hands[player], state.sides[player], pieces)
-
-
-def _resolve_no_placement(state: GameState, player: int, events: list[Event], rng: random.Random) -> None:
-    """R16 for the player to act, who cannot place: redraws, or the smallest
-    round piece lost. Afterwards the turn may have passed on."""
-    pieces = largest_pieces(state.selection, state.colours[player])
-    if any_lot_accepts(state.board, {colour: state.selection[colour] for colour, _ in pieces}):
-        limit = -(-state.options.deck_size // HAND_SIZE)
-        for _ in range(limit):
-            hand = list(state.hands[player])
-            drew, reshuffle = _draw_cards(state, HAND_SIZE, extra_discards=hand, rng=rng)
-            event: Event = {"type": HAND_REDRAWN, "v": V, "player": player, "discarded": hand, "drew": drew}
-            if reshuffle is not None:
-                event["reshuffle"] = reshuffle
-            _emit(state, events, event)
-            if _can_place(state, player):
-                return
-    colour, size = _smallest_round_piece(state, player)
-    _emit(state, events, {"type": PIECE_LOST, "v": V, "player": player, "colour": colour, "size": size})
-
-
-def _smallest_round_piece(state: GameState, player: int) -> tuple[int, int]:
-    """R16: the smallest unplaced round piece; on a tie the player's first colour."""
-    for size in (1, 2, 3, 4):
-        for colour in state.colours[player]:
-            if state.selection[colour][size - 1] > 0:
-                return colour, size
-    raise AssertionError("R16 applies only to a player with round pieces left")
-
-
-def _finish(state: GameState, events: list[Event], active: list[int]) -> None:
-    won = winners(state.board, state.colours, state.scores, active)
-    _emit(state, events, {"type": GAME_FINISHED, "v": V, "winners": list(won), "totals": colour_points(state.scores)})

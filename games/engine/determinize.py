@@ -15,7 +15,7 @@ import random
 from collections import Counter
 
 from .constants import CARD_POSITIONS
-from .events import seats_after
+from .seating import seats_after
 from .state import PLACEMENT, SELECTION, GameState
 from .views import PlayerView
 

@@ -71,24 +71,25 @@ def legal_actions(view: PlayerView) -> LegalActions:
     seat = view.seat
     if seat is None:
         raise ValueError("a spectator has no actions")
-    my_turn = view.to_act == seat
-    if not my_turn or view.resigned[seat]:
-        return LegalActions(seat=seat, phase=view.phase, my_turn=False)
-    if view.phase == SELECTION and view.selecting_colour is not None:
-        colour = view.selecting_colour
+    phase = view.phase
+    if view.to_act != seat or view.resigned[seat]:
+        return LegalActions(seat=seat, phase=phase, my_turn=False)
+    if phase == PLACEMENT:  # the usual question, asked first
+        assert view.hand is not None
+        selection = view.selection
+        selections = {c: selection[c] for c in view.colours[seat]}
+        placements = legal_placements(view.board, view.hand, view.sides[seat], selections)
+        return LegalActions(seat=seat, phase=phase, my_turn=True, placements=placements)
+    colour = view.selecting_colour
+    if phase == SELECTION and colour is not None:
         reserve = view.reserve[colour]
         choice = SelectionChoice(
             colour=colour,
             count=view.options.pieces_per_round,
             reserve=(reserve[0], reserve[1], reserve[2], reserve[3]),
         )
-        return LegalActions(seat=seat, phase=view.phase, my_turn=True, selection=choice)
-    if view.phase == PLACEMENT:
-        assert view.hand is not None
-        selections = {c: view.selection[c] for c in view.colours[seat]}
-        placements = legal_placements(view.board, view.hand, view.sides[seat], selections)
-        return LegalActions(seat=seat, phase=view.phase, my_turn=True, placements=placements)
-    return LegalActions(seat=seat, phase=view.phase, my_turn=False)
+        return LegalActions(seat=seat, phase=phase, my_turn=True, selection=choice)
+    return LegalActions(seat=seat, phase=phase, my_turn=False)
 
 
 def all_selections(choice: SelectionChoice) -> Iterator[tuple[int, ...]]:

@@ -105,7 +105,7 @@ def play_out(state: GameState, rng: random.Random, *, until_round: int) -> None:
             execute_trusted(state, player, PLACEMENT_POLICY(state, player, rng), rng)
         elif state.phase == SELECTION:
             execute_trusted(state, player, policy_selection(state), rng)
-        else:  # pragma: no cover - _advance never leaves another phase with a seat to act
+        else:  # pragma: no cover - advance never leaves another phase with a seat to act
             raise AssertionError(state.phase)
 
 

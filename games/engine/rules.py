@@ -10,6 +10,7 @@ A board is a ``Board`` (the engine's own, fast) or any sequence of 54
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from .board import NOBODY, Board, Building, as_board
@@ -66,6 +67,53 @@ PLACEMENTS: tuple[tuple[tuple[tuple[tuple[Placement, ...], ...], ...], ...], ...
 sizes_left = _sizes
 
 
+BySizes = tuple[tuple[Placement, ...], ...]
+"""Placements indexed by a mask of sizes (bit ``size - 1``): those of the sizes in the mask."""
+LotPlacements = tuple[int, tuple[BySizes, ...]]
+"""A lot's board index, and its placements of each colour (``[colour][mask]``)."""
+
+
+def _subsets_by_mask(row: tuple[Placement, ...]) -> BySizes:
+    """Every subset of ``row`` (placements by size), at the index of its mask of sizes."""
+    subsets: list[tuple[Placement, ...]] = [()]
+    for placement in row:  # the subsets with this size follow those without it, bit ``size - 1``
+        subsets += [(*chosen, placement) for chosen in subsets]
+    return tuple(subsets)
+
+
+AT_LEAST = (15, 15, 14, 12, 8)
+"""``AT_LEAST[need]``: the mask (bit ``size - 1`` for each size) of the sizes from ``need`` (1–4) up."""
+
+LOTS_AND_PLACEMENTS: tuple[tuple[tuple[LotPlacements, ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            (index, tuple(_subsets_by_mask(row) for row in PLACEMENTS[side][card][city]))
+            for city, index in enumerate(CARD_INDEXES[side][card])
+        )
+        for card in range(CARD_POSITIONS)
+    )
+    for side in range(4)
+)
+"""``LOTS_AND_PLACEMENTS[side][card]``: for each city, the board index of the lot the card names and,
+``[colour][mask]``, the placements there of the sizes in ``mask``, smallest first: listing a
+lot's legal placements is then one lookup rather than a loop over sizes."""
+
+LOTS_FOR_COLOUR: tuple[tuple[tuple[tuple[tuple[int, BySizes], ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(tuple((index, by_colour[colour]) for index, by_colour in lots) for colour in range(4))
+        for lots in LOTS_AND_PLACEMENTS[side]
+    )
+    for side in range(4)
+)
+"""``LOTS_FOR_COLOUR[side][card][colour]``: ``LOTS_AND_PLACEMENTS[side][card]`` for one colour:
+for each city, the lot's board index and the colour's placements there by mask of sizes."""
+
+
+def size_mask(counts: Sequence[int]) -> int:
+    """The mask (bit ``size - 1``) of the sizes of which ``counts`` (by size) has pieces left."""
+    return (counts[0] > 0) | (counts[1] > 0) << 1 | (counts[2] > 0) << 2 | (counts[3] > 0) << 3
+
+
 def legal_placements(
     board: BoardLike,
     hand: Iterable[int],
@@ -80,26 +128,33 @@ def legal_placements(
     """
     flat = as_board(board)
     owners, storeys = flat.owner, flat.storeys
-    options = [(colour, _sizes(counts)) for colour, counts in sorted(selections.items())]
     result: list[Placement] = []
-    append = result.append
-    by_card = CARD_INDEXES[side]
-    made_for_side = PLACEMENTS[side]
-    for card in sorted(set(hand)):
-        made_for_card = made_for_side[card]
-        for city, index in enumerate(by_card[card]):
-            owner = owners[index]
-            made = made_for_card[city]
-            for colour, sizes in options:
-                row = made[colour]
+    extend = result.extend
+    cards = sorted(set(hand))
+    if len(selections) == 1:  # one colour (three or four players): no loop over colours per lot
+        [(colour, counts)] = selections.items()
+        mask = size_mask(counts)
+        lots_for_colour = LOTS_FOR_COLOUR[side]
+        for card in cards:
+            for index, by_sizes in lots_for_colour[card][colour]:
+                owner = owners[index]
                 if owner < 0 or owner == colour:  # empty (NOBODY is -1) or its own
-                    for size in sizes:
-                        append(row[size - 1])
+                    extend(by_sizes[mask])
                 else:
                     need = storeys[index * 4 + owner] - storeys[index * 4 + colour]  # R14
-                    for size in sizes:
-                        if size >= need:
-                            append(row[size - 1])
+                    extend(by_sizes[mask if need <= 1 else mask & AT_LEAST[need] if need <= 4 else 0])
+        return result
+    masks = [(colour, size_mask(counts)) for colour, counts in sorted(selections.items())]
+    lots_for_side = LOTS_AND_PLACEMENTS[side]
+    for card in cards:
+        for index, made in lots_for_side[card]:
+            owner = owners[index]
+            for colour, mask in masks:
+                if owner < 0 or owner == colour:  # empty (NOBODY is -1) or its own
+                    extend(made[colour][mask])
+                else:
+                    need = storeys[index * 4 + owner] - storeys[index * 4 + colour]  # R14
+                    extend(made[colour][mask if need <= 1 else mask & AT_LEAST[need] if need <= 4 else 0])
     return result
 
 
@@ -133,6 +188,25 @@ def placement_exists(board: Board, hand: Iterable[int], side: int, pieces: Seque
             for colour, size in pieces:
                 if owner == colour or storeys[index * 4 + colour] + size >= need:
                     return True
+    return False
+
+
+LOT_OWNERS = tuple(tuple(itemgetter(*indexes) for indexes in CARD_INDEXES[side]) for side in range(4))
+"""``LOT_OWNERS[side][card](board.owner)``: the owners of the six lots a card names, read in one step."""
+
+
+def free_lot_named(board: Board, hand: Iterable[int], side: int, colours: Iterable[int]) -> bool:
+    """Whether a card of ``hand`` names an empty lot or a building of one of ``colours``: any
+    piece of such a colour may go there without a takeover (R14). R16's usual, quick answer."""
+    owners = board.owner
+    lots_of = LOT_OWNERS[side]
+    for card in hand:
+        named = lots_of[card](owners)
+        if NOBODY in named:
+            return True
+        for colour in colours:
+            if colour in named:
+                return True
     return False
 
 

@@ -15,7 +15,7 @@ from .constants import COLOUR_NAMES, LOTS_PER_CITY, SIDE_NAMES
 from .events import GAME_CREATED, HAND_REDRAWN, PIECE_PLACED, PLACEMENT_UNDONE, Event
 from .options import GameOptions
 from .rules import Placement, legal_placements
-from .state import GameState
+from .state import SELECTION, GameState
 
 
 class PlayerView(NamedTuple):
@@ -130,6 +130,8 @@ def player_view(state: GameState, seat: int | None) -> PlayerView:
     """
     # Made as a bare tuple, in PlayerView's field order: bots take a view every turn, and the
     # generated ``__new__`` (a Python function of 22 arguments) would cost a third of it.
+    phase = state.phase
+    queue = state.selection_queue
     return _new_view(
         PlayerView,
         (
@@ -148,9 +150,9 @@ def player_view(state: GameState, seat: int | None) -> PlayerView:
             state.scores,
             tuple(state.round_scores),
             state.round,
-            state.phase,
+            phase,
             state.to_act,
-            state.selecting_colour,
+            queue[0] if queue and phase == SELECTION else None,  # GameState.selecting_colour
             state.start_player,
             tuple(state.resigned),
             state.winners,

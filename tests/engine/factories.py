@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from games.engine import commands
+from games.engine import advance, commands
 from games.engine.actions import Action, PlacePiece, SelectPieces
 from games.engine.constants import BOARD_LOTS, CITIES, LOTS_PER_CITY, PIECES_PER_SIZE
 from games.engine.errors import RuleError
@@ -136,11 +136,11 @@ def my_legal_placements(state: GameState) -> list[Placement]:
 
 
 def run_advance(state: GameState, rng: random.Random | None = None) -> tuple[GameState, list[Event]]:
-    """Run ``commands._advance`` (what follows an action without a choice: R16,
+    """Run ``advance.advance`` (what follows an action without a choice: R16,
     scoring, the next round, forced selections, the end) on a copy of ``state``."""
     work = state.copy()
     out: list[Event] = []
-    commands._advance(work, out, rng or random.Random(0))
+    advance.advance(work, out, rng or random.Random(0))
     return work, out
 
 
