@@ -15,9 +15,9 @@ import random
 from collections.abc import Sequence
 
 from .actions import PlacePiece, SelectPieces, place_action
-from .bots import balanced_selection, greedy_placements
 from .commands import execute_trusted
 from .constants import CITIES, LOTS_PER_CITY
+from .greedy import balanced_selection, greedy_placements
 from .rotation import CARD_INDEXES
 from .state import PLACEMENT, SELECTION, GameState
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from itertools import combinations_with_replacement
 
 from .actions import Action, SelectPieces, place_action
-from .bots import balanced_selection, best_placements
 from .commands import execute_trusted
 from .determinize import HiddenCards, sample_state
+from .greedy import balanced_selection, best_placements
 from .playout import leads, play_out, policy_placement, rewards
 from .rotation import CARD_INDEXES
 from .rules import Placement
