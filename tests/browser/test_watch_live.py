@@ -10,15 +10,13 @@ import pytest
 from accounts.models import User
 from games import engine, store
 from games.services import open_games
-from tests.browser.test_play_in_chromium import browser  # the same Chromium
 from tests.web.conftest import select_all
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-__all__ = ["browser"]
 
 
 def test_a_stranger_watches_a_public_game_live(
-    live_server_connections_closed: Any, live_server: Any, browser: Any, monkeypatch: pytest.MonkeyPatch
+    live_server_connections_closed: Any, live_server: Any, chromium: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("games.web.watch.LIVE_REFRESH_SECONDS", 1)
     alice = User.objects.create_user("alice@example.com")
@@ -27,7 +25,7 @@ def test_a_stranger_watches_a_public_game_live(
     open_games.take_seat(game=game, user=bob)
     game.refresh_from_db()
 
-    page = browser.new_context().new_page()
+    page = chromium.new_context().new_page()
     page.goto(f"{live_server.url}/games/watch/")
     page.get_by_test_id("public-game").get_by_role("link").click()
     page.wait_for_load_state()
