@@ -30,10 +30,14 @@ def _missing(what: str) -> None:
     pytest.skip(what)
 
 
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
+def require_chromium() -> None:
     if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
         _missing("Chromium is missing: install Debian's (apt-get install chromium) to run the browser tests")
+
+
+@pytest.fixture
+def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
+    require_chromium()
     # Playwright's sync API keeps an event loop on this thread, which makes
     # Django refuse ORM calls here; the test's own ORM calls are plain sync code.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
