@@ -7,9 +7,11 @@ import html
 import random
 import re
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.mail import EmailMultiAlternatives
+from django.utils import timezone
 
 from games import engine, services, store
 from games.engine.bots import greedy_bot
@@ -17,6 +19,12 @@ from games.models import Game
 from notifications.models import Notification
 
 HEX = {"red": "#d64541", "blue": "#3a6fd8", "green": "#2e9e5b", "yellow": "#e6b422"}
+
+
+def digest_time(days: int = 0) -> datetime:
+    """Late on today's date (UTC), plus ``days``: past every default digest hour (8:00), so a
+    digest is due whatever the time a test runs at (a bare now() is before 8:00 at night)."""
+    return (timezone.now() + timedelta(days=days)).replace(hour=23, minute=0, second=0, microsecond=0)
 
 
 def act(game: Game, action: engine.Action | str) -> None:

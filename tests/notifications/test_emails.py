@@ -27,6 +27,7 @@ from notifications.replies import handle_inbound
 from notifications.reply_address import _signature, reply_address
 from tests.notifications.helpers import (
     HEX,
+    digest_time,
     latest,
     parts,
     placement_turn_of,
@@ -94,7 +95,7 @@ def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
         preference.frequency = Preference.Frequency.DAILY_DIGEST
         preference.save()
         placement_turn_of(game, 0)
-        assert digests.send_digests() == 1
+        assert digests.send_digests(now=digest_time()) == 1
         return latest(Kind.DIGEST)
     if kind == Kind.SEAT_ANSWERED:
         lobby = services.create_game(
@@ -630,8 +631,8 @@ def test_daily_digest_gathers_turns_into_one_email(started_game, alice, mailoutb
     assert turn.status == Notification.Status.DIGESTED
     assert mailoutbox == []
 
-    assert digests.send_digests() == 1
-    assert digests.send_digests() == 0, "one digest a day"
+    assert digests.send_digests(now=digest_time()) == 1
+    assert digests.send_digests(now=digest_time()) == 0, "one digest a day"
     digest = latest(Kind.DIGEST)
     assert digest.context["games"] == [str(started_game.public_id)]
     assert outbox.deliver(digest.pk) is True

@@ -68,6 +68,7 @@ from notifications import digests, outbox, reminders, replies
 from notifications import emails as notification_emails
 from notifications.models import Notification, Preference
 from notifications.reply_address import reply_address
+from tests.notifications.helpers import digest_time
 
 pytestmark = pytest.mark.django_db
 
@@ -787,7 +788,7 @@ def test_two_players_nothing_secret_reaches_anyone(monkeypatch, mailoutbox):
     table.digest_reader(1)
     table.play_to_end()  # six rounds, and a reshuffle in nearly every one
     table.crawler.deliver()  # seat 1's updates are gathered for the digest, seat 0's are sent (and read below)
-    assert digests.send_digests(now=timezone.now() + timedelta(days=1)) == 1
+    assert digests.send_digests(now=digest_time(days=1)) == 1
     table.crawler.checkpoint("finished", last=True)
     assert_clean(
         table,
@@ -824,7 +825,7 @@ def test_three_players_nothing_secret_reaches_anyone(monkeypatch, mailoutbox):
     table.play_until(lambda events: table.truth.state.phase == "placement" and table.truth.state.placements >= 5)
     table.crawler.checkpoint("placement")
     table.play_until(reshuffled)
-    assert digests.send_digests(now=timezone.now() + timedelta(days=1)) >= 1
+    assert digests.send_digests(now=digest_time(days=1)) >= 1
     table.crawler.checkpoint("reshuffle")
     # Seat 1 leaves: its hand stays its own while the others play on, until seat 2 leaves too.
     table.move(Resign(), seat=1)
