@@ -145,20 +145,10 @@ def _place_trusted(
     """A trusted placement with a card left to draw (all but a few a game): the event made
     and applied from the values in hand (as ``events._piece_placed`` would apply it), and the
     next player's R16 check, which nearly always finds a placement at once."""
+    event = _placement_event(state, player, card, city, size, colour, rng)  # the pile is not empty: no reshuffle
     pile = state.draw_pile
     drew = pile[-1]
-    lot = CARD_TO_LOT[state.sides[player]][card]
-    event: Event = {
-        "type": PIECE_PLACED,
-        "v": V,
-        "player": player,
-        "colour": colour,
-        "card": card,
-        "city": city,
-        "lot": lot,
-        "size": size,
-        "drew": drew,
-    }
+    lot = event["lot"]
     state.board.place(city * 9 + lot, colour, size)
     hand = state.hands[player]
     hand.remove(card)
