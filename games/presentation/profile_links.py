@@ -16,21 +16,17 @@ from games.models import Seat
 ProfileLink = Callable[[User, object], "str | None"]
 """(player, reader) -> the URL of the player's profile, or None if the reader may not see it."""
 
-_links: list[ProfileLink] = []
+_link: ProfileLink | None = None
 
 
 def register(link: ProfileLink) -> None:
-    if link not in _links:
-        _links.append(link)
+    global _link
+    _link = link
 
 
 def profile_url(player: User, reader: object) -> str:
     """The link for ``player``'s name as ``reader`` sees it, or "" for none."""
-    for link in _links:
-        url = link(player, reader)
-        if url:
-            return url
-    return ""
+    return (_link(player, reader) or "") if _link is not None else ""
 
 
 def seat_links(seats: Iterable[Seat], reader: object) -> dict[int, str]:

@@ -143,7 +143,7 @@ def play_now(*, user: User, players: int, pace: str = "normal", bots_after_hours
     """A seat in the longest-waiting open game that fits, or a new open game.
     Asking again while waiting gives the same game back, never a second one."""
     _check_size(players, bots_after_hours)
-    _policy(pace)
+    _policy(pace)  # refused before a line is made for a pace that does not exist
     with transaction.atomic():
         _wait_in_line(players, pace)
         fitting = open_lobby(players=players, pace=pace).filter(options__six_rounds=False)
