@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "accounts.middleware.BotAccountsUseTheApiMiddleware",
     "accounts.throttles.RateLimitHeadersMiddleware",
+    "games.web.middleware.GameVisibilityMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -283,6 +284,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
         "accounts.scopes.ScopeRequired",
+        "games.api.permissions.SeesTheGame",
     ],
     "DEFAULT_RENDERER_CLASSES": _RENDERERS,
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],

@@ -61,7 +61,7 @@ class PlayerView(APIView):
                 raise exceptions.NotFound("There is no opponent with this id.", code="opponent_not_found") from error
             if opponent.pk == user.pk:
                 raise exceptions.ValidationError({"opponent": "A player has no head-to-head against themselves."})
-        return Response(ProfileSerializer(profiles.profile_of(user, opponent=opponent)).data)
+        return Response(ProfileSerializer(profiles.profile_of(user, reader=viewer, opponent=opponent)).data)
 
     @extend_schema(
         summary="Hide or show my profile",

@@ -2,16 +2,22 @@
 
 A hidden profile exists only for its owner: to anyone else the player is not
 there (the same answer as an unknown id), and they leave the leaderboards.
+The games a profile names (recent games, the rating history, head-to-heads and
+the opponents to choose from) are only those its reader may see
+(``games.services.visibility``): a private game stays its players' alone.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Avg, Count, F, Q, QuerySet
 
 from accounts.models import User
+from games.models import Game
+from games.services.visibility import visible_games
 
 from .models import PROVISIONAL_GAMES, ProfileSetting, Rating, RatingChange, SeatResult
 
@@ -117,10 +123,18 @@ def shown_rating(mu: float, sigma: float) -> float:
     return round(mu - 3 * sigma, 2)
 
 
-def _ratings(user: User) -> list[RatingSummary]:
+def _seen_games(reader: Any) -> QuerySet[Game]:
+    return visible_games(Game.objects.all(), reader)
+
+
+def _ratings(user: User, reader: Any) -> list[RatingSummary]:
     summaries = []
     for rating in Rating.objects.filter(user=user, games__gt=0).order_by("players"):
-        changes = RatingChange.objects.filter(rating=rating).select_related("game").order_by("-created", "-pk")
+        changes = (
+            RatingChange.objects.filter(rating=rating, game__in=_seen_games(reader))
+            .select_related("game")
+            .order_by("-created", "-pk")
+        )
         history = [
             RatingPoint(str(c.game.public_id), c.created, shown_rating(c.mu_after, c.sigma_after), c.rank)
             for c in reversed(changes[:HISTORY_POINTS])
@@ -139,8 +153,8 @@ def _ratings(user: User) -> list[RatingSummary]:
     return summaries
 
 
-def _recent(results: QuerySet[SeatResult], user: User) -> list[RecentGame]:
-    recent = list(results.select_related("game")[:RECENT_GAMES])
+def _recent(results: QuerySet[SeatResult], user: User, reader: Any) -> list[RecentGame]:
+    recent = list(results.filter(game__in=_seen_games(reader)).select_related("game")[:RECENT_GAMES])
     others: dict[int, list[Opponent]] = {}
     around = SeatResult.objects.filter(game_id__in=[r.game_id for r in recent]).exclude(user=user)
     for other in around.select_related("user__profile_setting").order_by("seat"):
@@ -169,9 +183,11 @@ def _opponent(result: SeatResult) -> Opponent:
     return Opponent(result.user.pk, result.user.public_name, "")
 
 
-def head_to_head(user: User, opponent: User) -> HeadToHead:
-    """How ``user`` placed against ``opponent`` in the finished games they both played."""
-    mine = {r.game_id: r.rank for r in SeatResult.objects.filter(user=user).only("game_id", "rank")}
+def head_to_head(user: User, opponent: User, reader: Any) -> HeadToHead:
+    """How ``user`` placed against ``opponent`` in the finished games they both
+    played that ``reader`` may see."""
+    seen = SeatResult.objects.filter(user=user, game__in=_seen_games(reader))
+    mine = {r.game_id: r.rank for r in seen.only("game_id", "rank")}
     theirs = SeatResult.objects.filter(user=opponent, game_id__in=list(mine)).only("game_id", "rank")
     ahead = behind = level = 0
     for result in theirs:
@@ -184,9 +200,9 @@ def head_to_head(user: User, opponent: User) -> HeadToHead:
     return HeadToHead(opponent.pk, opponent.public_name, ahead + behind + level, ahead, behind, level)
 
 
-def _opponents(user: User) -> list[tuple[int, str]]:
-    """The people ``user`` has finished games with (for choosing a head-to-head)."""
-    games = SeatResult.objects.filter(user=user).values("game_id")
+def _opponents(user: User, reader: Any) -> list[tuple[int, str]]:
+    """The people ``user`` has finished games with that ``reader`` may see (for choosing a head-to-head)."""
+    games = SeatResult.objects.filter(user=user, game__in=_seen_games(reader)).values("game_id")
     people = (
         User.objects.filter(seat_results__game_id__in=games)
         .exclude(pk=user.pk)
@@ -197,7 +213,9 @@ def _opponents(user: User) -> list[tuple[int, str]]:
     return [(person.pk, person.public_name) for person in people[:100]]
 
 
-def profile_of(user: User, *, opponent: User | None = None) -> Profile:
+def profile_of(user: User, *, reader: Any, opponent: User | None = None) -> Profile:
+    """``user``'s profile as ``reader`` (maybe anonymous) may read it. The
+    totals and ratings count every game; the games it names are those ``reader`` may see."""
     results = SeatResult.objects.filter(user=user)
     totals = results.aggregate(games=Count("pk"), wins=Count("pk", filter=Q(won=True)), average=Avg("score"))
     per_count = {
@@ -212,10 +230,10 @@ def profile_of(user: User, *, opponent: User | None = None) -> Profile:
         wins=totals["wins"],
         average_score=round(average, 2) if average is not None else None,
         by_players=[per_count.get(n, CountRecord(n, 0, 0)) for n in PLAYER_COUNTS],
-        ratings=_ratings(user),
-        recent=_recent(results, user),
-        head_to_head=head_to_head(user, opponent) if opponent is not None else None,
-        opponents=_opponents(user),
+        ratings=_ratings(user, reader),
+        recent=_recent(results, user, reader),
+        head_to_head=head_to_head(user, opponent, reader) if opponent is not None else None,
+        opponents=_opponents(user, reader),
     )
 
 

@@ -44,7 +44,7 @@ def profile(request: HttpRequest, player_id: int) -> HttpResponse:
             opponent = profiles.visible_player(raw, viewer)
         except profiles.ProfileNotFound:
             opponent = None
-    shown = profiles.profile_of(user, opponent=opponent)
+    shown = profiles.profile_of(user, reader=viewer, opponent=opponent)
     context = {
         "profile": shown,
         "player": user,

@@ -23,7 +23,7 @@ from accounts.scopes import GAMES_READ, granted_scopes
 from games import store
 from games.api.problems import PROBLEM_CONTENT_TYPE, problem, status_for
 from games.errors import GameError
-from games.services import watching
+from games.services import visibility
 
 from . import feeds, limits
 from .streams import GameStream, UserStream
@@ -96,7 +96,8 @@ async def game_stream(request: HttpRequest, game_id: str) -> HttpResponseBase:
     if not LAST_EVENT_ID.match(raw.strip()):
         return _problem(400, "bad_last_event_id", "Last-Event-ID (or 'after') must be an event's seq.")
     try:
-        game = await run_sync(lambda: watching.visible_to(store.get(game_id), user))
+        key = request.GET.get("key")  # a private game's watch link
+        game = await run_sync(lambda: visibility.visible_to(store.get(game_id), user, key))
     except GameError as error:
         return _problem(status_for(error.code), error.code, error.message)
     slot = await _slot(user)

@@ -202,6 +202,9 @@ def _deal(loaded: store.LoadedGame, *, actor: User) -> Game:
     game.status = Game.Status.ACTIVE
     game.started = timezone.now()
     game.engine_version = created["engine"]
-    game.save(update_fields=["status", "started", "engine_version"])
+    # Out of the lobby once dealt: a listed private game is its players' alone
+    # from now on (games.services.visibility).
+    game.listed = False
+    game.save(update_fields=["status", "started", "engine_version", "listed"])
     store.append(loaded, state, [created], seat=None, actor=actor, cause="start")
     return game

@@ -434,7 +434,7 @@ def test_acting_in_an_abandoned_game(api, alice, make_user, started_game):
 
 def test_joining_or_starting_a_started_game(api, alice, stranger, started_game):
     watch = LogWatch(started_game)
-    assert_problem(api(stranger).post(f"{API}/games/{started_game.public_id}/join"), 409, "game_started")
+    assert_problem(api(stranger).post(f"{API}/games/{started_game.public_id}/join"), 404, "game_not_found")
     assert_problem(api(alice).post(f"{API}/games/{started_game.public_id}/start"), 409, "game_started")
     watch.assert_unchanged()
 

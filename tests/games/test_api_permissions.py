@@ -325,6 +325,9 @@ def test_legal_actions_only_for_players(auth, alice, bob, stranger, started_game
     assert other.status_code == 200
     assert other.json()["my_turn"] is False
     assert other.json()["selection"] is None
+    # A private game is not there for a stranger; a public one is, without a seat for them.
+    assert_problem(auth(stranger).get(url), 404, "game_not_found")
+    watched(started_game)
     assert_problem(auth(stranger).get(url), 403, "not_a_player")
 
 
@@ -447,13 +450,17 @@ def test_record_of_a_finished_game_is_public(client_for, alice, stranger, bot_ga
 def test_join_only_the_seat_one_is_offered(auth, alice, bob, stranger, started_game):
     game = lobby_game(alice, bob)
     url = f"{API}/games/{game.public_id}/join"
-    assert_problem(auth(stranger).post(url, {}, format="json"), 403, "no_seat")
+    # A private game with no seat for the stranger: not there for them at all.
+    assert_problem(auth(stranger).post(url, {}, format="json"), 404, "game_not_found")
     assert_problem(auth(alice).post(url, {}, format="json"), 409, "already_seated")
+    watched(game)
     assert_problem(auth(stranger).post(url, {"seat": 1}, format="json"), 403, "no_seat")
     joined = auth(bob).post(url, {}, format="json")
     assert joined.status_code == 200, joined.content
     assert joined.json()["my_seat"] == 1
     assert game.seats.get(index=1).user == bob
+    assert_problem(auth(stranger).post(f"{API}/games/{started_game.public_id}/join"), 404, "game_not_found")
+    watched(started_game)
     assert_problem(auth(stranger).post(f"{API}/games/{started_game.public_id}/join"), 409, "game_started")
 
 
@@ -471,7 +478,7 @@ def test_only_the_creator_starts(auth, alice, bob, stranger):
     services.join_game(game=game, user=bob)
     url = f"{API}/games/{game.public_id}/start"
     assert_problem(auth(bob).post(url), 403, "not_creator")
-    assert_problem(auth(stranger).post(url), 403, "not_creator")
+    assert_problem(auth(stranger).post(url), 404, "game_not_found")
     assert event_count(game) == 1  # bob took the last seat: the game dealt itself
     assert_problem(auth(alice).post(url), 409, "game_started")
     assert event_count(game) == 1
@@ -486,7 +493,9 @@ def test_only_a_seats_owner_acts_for_it(auth, alice, bob, stranger, started_game
     assert_problem(auth(bob).post(url, body, format="json"), 422, "not_your_turn")
     as_red = {**body, "action": {**body["action"], "colour": "red"}}
     assert_problem(auth(bob).post(url, as_red, format="json"), 422, "not_your_turn")
-    # A stranger has no seat at all.
+    # A stranger has no seat at all: a private game is not there for them, a public one refuses them.
+    assert_problem(auth(stranger).post(url, body, format="json"), 404, "game_not_found")
+    watched(started_game)
     assert_problem(auth(stranger).post(url, body, format="json"), 403, "not_a_player")
     assert_problem(auth(stranger).post(url, {**body, "action": "resign"}, format="json"), 403, "not_a_player")
     assert event_count(started_game) == before

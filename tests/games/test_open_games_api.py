@@ -146,6 +146,11 @@ def test_only_players_of_a_finished_game_ask_for_a_rematch(alice, bob, stranger,
     assert early.json()["code"] == "game_not_finished"
     resign(started_game, alice)
     outsider = client_for(stranger).post(f"/api/v1/games/{started_game.public_id}/rematch")
+    assert outsider.status_code == 404  # a private game is not there for a stranger
+    assert outsider.json()["code"] == "game_not_found"
+    started_game.public = True
+    started_game.save(update_fields=["public"])
+    outsider = client_for(stranger).post(f"/api/v1/games/{started_game.public_id}/rematch")
     assert outsider.status_code == 403
     assert outsider.json()["code"] == "not_a_player"
     assert client_for(alice).post("/api/v1/games/not-a-game/rematch").status_code == 404

@@ -14,6 +14,14 @@ from tests.ratings.test_ratings import resign, two_player_game
 pytestmark = pytest.mark.django_db
 
 
+def public_game(first, second):
+    """A game anyone may watch, so an anonymous profile reader sees it named."""
+    game = two_player_game(first, second)
+    game.public = True
+    game.save(update_fields=["public"])
+    return game
+
+
 def signed_in(user):
     client = Client()
     client.force_login(user)
@@ -22,7 +30,7 @@ def signed_in(user):
 
 def test_the_profile_page_shows_games_ratings_chart_and_recent_games(alice, bob):
     for _ in range(3):
-        resign(two_player_game(alice, bob), alice)
+        resign(public_game(alice, bob), alice)
     page = Client().get(f"/players/{bob.pk}/")
     assert page.status_code == 200
     html = page.content.decode()
@@ -39,8 +47,8 @@ def test_the_profile_page_shows_games_ratings_chart_and_recent_games(alice, bob)
 
 
 def test_head_to_head_on_the_page(alice, bob):
-    resign(two_player_game(alice, bob), alice)
-    resign(two_player_game(alice, bob), bob)
+    resign(public_game(alice, bob), alice)
+    resign(public_game(alice, bob), bob)
     html = Client().get(f"/players/{alice.pk}/?opponent={bob.pk}").content.decode()
     assert "Against bob: 2 games, ahead in 1, behind in 1, level in 0." in html
 

@@ -68,7 +68,9 @@ def test_head_to_head_against_a_chosen_opponent(alice, bob, make_user, client_fo
     resign(two_player_game(alice, bob), alice)
     resign(two_player_game(bob, alice), bob)
     resign(two_player_game(alice, carol), carol)
-    body = get_profile(client_for(carol), alice.pk, opponent=bob.pk).json()
+    # carol sees none of their private games; alice, who played them all, sees them.
+    assert get_profile(client_for(carol), alice.pk, opponent=bob.pk).json()["head_to_head"]["games"] == 0
+    body = get_profile(client_for(alice), alice.pk, opponent=bob.pk).json()
     assert body["head_to_head"] == {
         "opponent_id": bob.pk,
         "opponent": "bob",
