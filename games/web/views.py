@@ -31,7 +31,7 @@ from games.engine import GameOptions, Resign, RuleError
 from games.errors import GameError, StaleVersion
 from games.models import Game
 from games.presentation import refusals
-from games.services import open_games, watching
+from games.services import open_games
 
 from . import game_page, present
 from .forms import MoveForm, ResignForm
@@ -100,9 +100,7 @@ def game_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_safe
 def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
-    game = _game_or_404(game_id)
-    if not watching.may_see(game, request_user(request)):
-        raise Http404(_("There is no game with this id."))
+    game = _game_or_404(game_id)  # GameVisibilityMiddleware has let the visitor see it
     return game_page.render_game(request, game, at=game_page.parse_at(request.GET.get("at"), game.version))
 
 
