@@ -77,6 +77,10 @@ def _not_streaming(request: HttpRequest) -> JsonResponse | None:
     return None
 
 
+async def _is_ahead(user: User, cursor: feeds.Cursor) -> bool:
+    return await run_sync(lambda: feeds.cursor_is_ahead(user, cursor))
+
+
 async def _slot(user: User) -> str | JsonResponse:
     slot = await limits.acquire(user.pk)
     if slot is None:
@@ -121,8 +125,7 @@ async def user_stream(request: HttpRequest) -> HttpResponseBase:
     cursor = None
     if raw is not None:
         cursor = feeds.parse_cursor(raw)
-        known = cursor
-        if cursor is None or await run_sync(lambda: feeds.cursor_is_ahead(user, known)):
+        if cursor is None or await _is_ahead(user, cursor):
             return _problem(400, "bad_last_event_id", "Last-Event-ID must be an id this stream sent.")
     slot = await _slot(user)
     if isinstance(slot, JsonResponse):
