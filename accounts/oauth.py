@@ -18,14 +18,20 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from oauth2_provider import views as oauth_views
-from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
+from oauth2_provider.models import (
+    get_access_token_model,
+    get_application_model,
+    get_device_grant_model,
+    get_grant_model,
+    get_refresh_token_model,
+)
 from oauth2_provider.views.device import DeviceGrantForm
 
 from .auth_helpers import request_user
@@ -79,12 +85,63 @@ class DeviceGrantStatusView(oauth_views.DeviceGrantStatusView):  # type: ignore[
     """What became of the device: approved or denied."""
 
 
+DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+
+
+def _oauth_error(error: str, description: str) -> JsonResponse:
+    return JsonResponse({"error": error, "error_description": description}, status=400)
+
+
+class TokenView(oauth_views.TokenView):  # type: ignore[misc]
+    """A code, of either grant, gives one token set, once.
+
+    The toolkit checks a code, saves the tokens, then deletes an authorization
+    code (and never retires a device code): two exchanges at once could both
+    pass the check, and a device code minted a new token at every poll for its
+    whole lifetime, even after the person revoked the app. Here the code's row
+    is locked for the exchange, which is one transaction: a second exchange
+    waits, then finds the code used; a device code is marked expired once
+    exchanged (RFC 8628 ``expired_token``: start again)."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        grant_type = request.POST.get("grant_type")
+        if grant_type == DEVICE_CODE_GRANT and not request.POST.get("device_code"):
+            return _oauth_error("invalid_request", "The device_code is missing.")
+        if grant_type not in ("authorization_code", DEVICE_CODE_GRANT):
+            return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]
+        with transaction.atomic():
+            device = None
+            if grant_type == DEVICE_CODE_GRANT:
+                devices = get_device_grant_model().objects.select_for_update()
+                device = devices.filter(device_code=request.POST["device_code"]).first()
+            else:
+                get_grant_model().objects.select_for_update().filter(code=request.POST.get("code", "")).first()
+            response: HttpResponse = super().post(request, *args, **kwargs)
+            if response.status_code != 200:
+                transaction.set_rollback(True)  # no token outlives a refused exchange
+            elif device is not None:
+                device.status = device.EXPIRED
+                device.save(update_fields=["status"])
+        return response
+
+
+class DeviceAuthorizationView(oauth_views.DeviceAuthorizationView):  # type: ignore[misc]
+    """A device asks only for scopes that exist: the consent page must never show
+    a made-up one (``admin:all``) as if the person could grant it."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        unknown = [name for name in request.POST.get("scope", "").split() if name not in SCOPES]
+        if unknown:
+            return _oauth_error("invalid_scope", f"Unknown scope {unknown[0]!r}; the scopes are: {' '.join(SCOPES)}.")
+        return super().post(request, *args, **kwargs)  # type: ignore[no-any-return]
+
+
 # Mounted at /oauth/ under django-oauth-toolkit's namespace, which its views reverse.
 urlpatterns = [
     path("authorize/", AuthorizationView.as_view(), name="authorize"),
-    path("token/", oauth_views.TokenView.as_view(), name="token"),
+    path("token/", TokenView.as_view(), name="token"),
     path("revoke_token/", oauth_views.RevokeTokenView.as_view(), name="revoke-token"),
-    path("device-authorization/", oauth_views.DeviceAuthorizationView.as_view(), name="device-authorization"),
+    path("device-authorization/", DeviceAuthorizationView.as_view(), name="device-authorization"),
     path("device/", DeviceUserCodeView.as_view(), name="device"),
     path("device-confirm/<slug:client_id>/<slug:user_code>", DeviceConfirmView.as_view(), name="device-confirm"),
     path(
@@ -125,6 +182,10 @@ def revoke_app(*, user: Any, application_id: int) -> None:
             refresh.revoke()
         get_access_token_model().objects.filter(user=user, application_id=application_id).delete()
         get_grant_model().objects.filter(user=user, application_id=application_id).delete()
+        # A device code approved but not yet exchanged must not be exchanged now.
+        client_id = get_application_model().objects.filter(pk=application_id).values_list("client_id", flat=True)
+        devices = get_device_grant_model().objects.filter(user=user, client_id__in=list(client_id))
+        devices.update(status=get_device_grant_model().DENIED)
 
 
 @login_required

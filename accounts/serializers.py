@@ -7,17 +7,9 @@ from typing import Any
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
+from manhattan_site.strict_input import StrictCharField, StrictSerializer
+
 from .scopes import SCOPES, granted_scopes
-
-
-class StrictCharField(serializers.CharField):
-    """A string, and only a string: DRF's CharField would store the number 8576
-    as "8576", which the schema (type: string) says is refused."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return str(super().to_internal_value(data))
 
 
 class ScopeListField(serializers.ListField):
@@ -30,7 +22,7 @@ class ScopeListField(serializers.ListField):
         return " ".join(dict.fromkeys(super().to_internal_value(data)))
 
 
-class TokenSerializer(serializers.Serializer[Any]):
+class TokenSerializer(StrictSerializer):
     id = serializers.IntegerField(read_only=True)
     # Names are trimmed: one of only spaces is blank, which the pattern says too.
     name = StrictCharField(max_length=80, validators=[RegexValidator(r"\S", "A name needs a visible character.")])

@@ -64,7 +64,14 @@ class FailOpenMixin:
 
 
 class UserRateThrottle(FailOpenMixin, throttling.UserRateThrottle):
-    pass
+    """Signed-in callers only: DRF's would count an anonymous caller here too (by
+    address), and its headers would then name the user quota to someone whom
+    the anonymous quota limits."""
+
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        if not (request.user and request.user.is_authenticated):
+            return None
+        return super().get_cache_key(request, view)
 
 
 class AnonRateThrottle(FailOpenMixin, throttling.AnonRateThrottle):

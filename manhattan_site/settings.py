@@ -287,7 +287,7 @@ REST_FRAMEWORK = {
         "games.api.permissions.SeesTheGame",
     ],
     "DEFAULT_RENDERER_CLASSES": _RENDERERS,
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["manhattan_site.strict_input.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "games.api.problems.problem_exception_handler",
     # Every API request counts against its user (token or session) or address;

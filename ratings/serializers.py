@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from games.engine.bots import BOTS
+from manhattan_site.strict_input import StrictSerializer
 
 
 class RatingPointSerializer(serializers.Serializer[Any]):
@@ -72,7 +73,7 @@ class ProfileSerializer(serializers.Serializer[Any]):
     head_to_head = HeadToHeadSerializer(allow_null=True, help_text="Against ?opponent=<id>; null without it.")
 
 
-class ProfileSettingsSerializer(serializers.Serializer[Any]):
+class ProfileSettingsSerializer(StrictSerializer):
     hidden = serializers.BooleanField(help_text="Hide the profile from everyone else, and from the leaderboards.")
 
 

@@ -102,6 +102,14 @@ def parse_cursor(raw: str) -> Cursor | None:
     return {int(game): int(seq) for game, seq in (part.split(":") for part in raw.split(",") if part)}
 
 
+def cursor_is_ahead(user: User, cursor: Cursor) -> bool:
+    """Whether ``cursor`` names an event beyond the last of one of the user's games
+    (which no stream sent). Other games are not looked at: that would tell a
+    stranger how far a game is."""
+    versions = dict(store.games_of(user).filter(pk__in=list(cursor)).values_list("pk", "version"))
+    return any(seq > versions[game] for game, seq in cursor.items() if game in versions)
+
+
 def format_cursor(cursor: Cursor) -> str:
     return ",".join(f"{game}:{seq}" for game, seq in sorted(cursor.items()))
 

@@ -14,6 +14,7 @@ from typing import Any
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -76,6 +77,10 @@ def _not_streaming(request: HttpRequest) -> JsonResponse | None:
     return None
 
 
+async def _is_ahead(user: User, cursor: feeds.Cursor) -> bool:
+    return await run_sync(lambda: feeds.cursor_is_ahead(user, cursor))
+
+
 async def _slot(user: User) -> str | JsonResponse:
     slot = await limits.acquire(user.pk)
     if slot is None:
@@ -85,6 +90,7 @@ async def _slot(user: User) -> str | JsonResponse:
     return slot
 
 
+@csrf_exempt  # a POST is answered 405 as a problem, not with the CSRF page (nothing is written)
 async def game_stream(request: HttpRequest, game_id: str) -> HttpResponseBase:
     """``GET /api/v1/games/{id}/stream``: the game's events as the caller may see them."""
     if refusal := _not_streaming(request):
@@ -100,12 +106,15 @@ async def game_stream(request: HttpRequest, game_id: str) -> HttpResponseBase:
         game = await run_sync(lambda: visibility.visible_to(store.get(game_id), user, key))
     except GameError as error:
         return _problem(status_for(error.code), error.code, error.message)
+    if int(raw) > game.version:  # a seq the game has not reached: no stream sent it
+        return _problem(400, "bad_last_event_id", f"The game has no event {int(raw)}; its last is {game.version}.")
     slot = await _slot(user)
     if isinstance(slot, JsonResponse):
         return slot
     return _event_stream(GameStream(user=user, slot=slot, game_id=str(game.public_id), after=int(raw)).frames())
 
 
+@csrf_exempt  # a POST is answered 405 as a problem, not with the CSRF page (nothing is written)
 async def user_stream(request: HttpRequest) -> HttpResponseBase:
     """``GET /api/v1/stream``: what happens in the caller's games."""
     if refusal := _not_streaming(request):
@@ -117,7 +126,7 @@ async def user_stream(request: HttpRequest) -> HttpResponseBase:
     cursor = None
     if raw is not None:
         cursor = feeds.parse_cursor(raw)
-        if cursor is None:
+        if cursor is None or await _is_ahead(user, cursor):
             return _problem(400, "bad_last_event_id", "Last-Event-ID must be an id this stream sent.")
     slot = await _slot(user)
     if isinstance(slot, JsonResponse):

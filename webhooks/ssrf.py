@@ -12,8 +12,9 @@ changed since):
   parts (``2130706433``, ``0177.0.0.1``, ``0x7f.1``, ``127.1``) is refused
   outright: resolvers read those as addresses, and no public service needs them;
 - the host is resolved once, and every address it resolves to must be global:
-  not loopback, private, link-local, multicast, reserved, unspecified or a
-  cloud metadata service, also when an IPv6 address carries an IPv4 one inside
+  not loopback, private, site-local, link-local, multicast, reserved, unspecified
+  or a cloud metadata service (an IPv6 one only in 2000::/3, the global unicast
+  range), also when an IPv6 address carries an IPv4 one inside
   (IPv4-mapped and -compatible, 6to4, NAT64, Teredo);
 - the caller connects to the checked address (``Target.addresses``), never to
   the name again, so a second DNS answer cannot point elsewhere (rebinding).
@@ -49,6 +50,7 @@ CLOUD_METADATA = frozenset(
 )
 NAT64_PREFIXES = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+GLOBAL_UNICAST_V6 = ipaddress.ip_network("2000::/3")
 # A label of a number as the C resolver reads it: decimal, octal (leading 0) or hex (0x).
 _NUMERIC_LABEL = re.compile(r"0[xX][0-9a-fA-F]*|[0-9]+")
 _HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
@@ -136,7 +138,11 @@ def refusal(address: IPAddress) -> str | None:
         ("multicast", address.is_multicast),
         ("reserved", address.is_reserved),
         ("private", address.is_private),
+        ("site-local", isinstance(address, ipaddress.IPv6Address) and address.is_site_local),
         ("not globally routable", not address.is_global),
+        # IPv6 unicast on the internet is 2000::/3 alone; whatever else the
+        # ipaddress tables miss (fec0::/10 is deprecated, not "private") stays out.
+        ("not globally routable", isinstance(address, ipaddress.IPv6Address) and address not in GLOBAL_UNICAST_V6),
     )
     return next((f"a {name} address" if name != "not globally routable" else name for name, hit in checks if hit), None)
 

@@ -17,6 +17,7 @@ from games import store
 from games.errors import GameError
 from games.models import Game
 from games.services import open_games
+from manhattan_site.strict_input import StrictSerializer
 
 from .serializers import GameSerializer, SeatSerializer
 from .views import game_body
@@ -65,7 +66,7 @@ class OpenGameSerializer(serializers.Serializer[Any]):
         return max(int((timezone.now() - game.created).total_seconds()), 0)
 
 
-class PlayNowSerializer(serializers.Serializer[Any]):
+class PlayNowSerializer(StrictSerializer):
     players = serializers.ChoiceField(choices=[2, 3, 4])
     pace = serializers.ChoiceField(choices=PACES, default="normal")
     bots_after_hours = serializers.IntegerField(

@@ -20,6 +20,7 @@ from rest_framework.views import exception_handler
 
 from games.engine import NotationError, RuleError
 from games.errors import GameError, from_rule_error
+from manhattan_site.strict_input import InputRefused
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -112,6 +113,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         return problem_response(
             422, exc.code, exc.message, position=exc.position, token=exc.token, pointer=exc.pointer()
         )
+    if isinstance(exc, InputRefused):
+        return problem_response(exc.status_code, exc.problem_code, exc.message, **exc.extra)
     if isinstance(exc, GameError):
         wait = exc.extra.get("retry_after")
         headers = {"Retry-After": str(wait)} if wait is not None else None

@@ -13,12 +13,12 @@ from rest_framework import serializers
 
 from games.engine.bots import BOTS
 from games.models import Game, Seat
+from manhattan_site.strict_input import StrictIntegerField, StrictSerializer
 
 from .bodies import EventSerializer, OptionsSerializer, PlayerViewSerializer, passthrough
-from .strict import StrictIntegerField
 
 
-class SeatSpecSerializer(serializers.Serializer[Any]):
+class SeatSpecSerializer(StrictSerializer):
     kind = serializers.ChoiceField(choices=["me", "invite", "open", "bot"])
     email = serializers.EmailField(required=False, allow_blank=False)
     bot = serializers.ChoiceField(choices=sorted(BOTS), required=False)
@@ -31,7 +31,7 @@ class SeatSpecSerializer(serializers.Serializer[Any]):
         return attrs
 
 
-class GameOptionsSerializer(serializers.Serializer[Any]):
+class GameOptionsSerializer(StrictSerializer):
     players = serializers.IntegerField(min_value=2, max_value=4, required=False, default=4)
     six_rounds = serializers.BooleanField(required=False, default=False)
     copies_per_position = serializers.IntegerField(min_value=2, max_value=12, required=False, default=5)
@@ -41,7 +41,7 @@ class GameOptionsSerializer(serializers.Serializer[Any]):
     start_player = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
 
 
-class ReminderPolicySerializer(serializers.Serializer[Any]):
+class ReminderPolicySerializer(StrictSerializer):
     first_hours = serializers.IntegerField(min_value=1, max_value=720, required=False, default=24)
     every_hours = serializers.IntegerField(min_value=1, max_value=720, required=False, default=48)
     timeout_hours = serializers.IntegerField(
@@ -50,7 +50,7 @@ class ReminderPolicySerializer(serializers.Serializer[Any]):
     )  # fmt: skip
 
 
-class CreateGameSerializer(serializers.Serializer[Any]):
+class CreateGameSerializer(StrictSerializer):
     name = serializers.CharField(
         max_length=60, required=False, allow_blank=True, help_text="The game's name; empty: one is made up."
     )
@@ -67,7 +67,7 @@ class CreateGameSerializer(serializers.Serializer[Any]):
     )
 
 
-class JoinSerializer(serializers.Serializer[Any]):
+class JoinSerializer(StrictSerializer):
     seat = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
 
 
@@ -112,7 +112,7 @@ class ActionField(serializers.JSONField):
     engine says which actions are legal; the schema only gives the shape)."""
 
 
-class ActionRequestSerializer(serializers.Serializer[Any]):
+class ActionRequestSerializer(StrictSerializer):
     action = ActionField(
         help_text="The action as JSON ({'type': 'place', 'card': 5, 'city': 3, 'size': 2}) "
         "or as a string in move notation ('card 5 city 3 size 2')."

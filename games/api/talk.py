@@ -20,6 +20,7 @@ from games import store
 from games.errors import GameError
 from games.talk import services as talk
 from games.talk.models import MAX_LENGTH, TableMessage
+from manhattan_site.strict_input import StrictSerializer
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
@@ -45,14 +46,8 @@ class MessageTextField(serializers.CharField):
         return talk.tidy(super().to_internal_value(data).replace("\x00", ""))
 
 
-class NewMessageSerializer(serializers.Serializer[Any]):
+class NewMessageSerializer(StrictSerializer):
     text = MessageTextField(max_length=MAX_LENGTH)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(self.initial_data) - set(self.fields)) if isinstance(self.initial_data, dict) else []
-        if unknown:
-            raise GameError("unknown_field", f"Unknown field: {unknown[0]}.", field=unknown[0])
-        return attrs
 
 
 class MessagesBodySerializer(serializers.Serializer[Any]):

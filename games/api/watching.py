@@ -4,8 +4,6 @@ public view to anyone without a seat."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers
 from rest_framework.request import Request
@@ -18,6 +16,7 @@ from games import store
 from games.errors import GameError
 from games.models import Game
 from games.services import watching
+from manhattan_site.strict_input import StrictSerializer
 
 from .serializers import GameSummarySerializer
 
@@ -25,7 +24,7 @@ WATCHED = [Game.Status.ACTIVE.value, Game.Status.FINISHED.value]
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
 
-class VisibilitySerializer(serializers.Serializer[Any]):
+class VisibilitySerializer(StrictSerializer):
     public = serializers.BooleanField(help_text="Listed, and anyone may watch; false: players and the watch link.")
 
 

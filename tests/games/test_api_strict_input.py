@@ -84,3 +84,45 @@ def test_expected_version_is_a_json_integer(api, alice, started_game, version):
 
 def test_a_whole_number_version_is_taken(api, alice, started_game):
     assert post_action(api(alice), started_game, "resign", started_game.version).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": {"$gt": ""}},
+        {"type": ["place"]},
+        {"type": None},
+        {"type": 7, "card": 1},
+        {"type": "place", "card": {"a": 1}, "city": [1], "size": "2"},
+        {"type": "select", "pieces": "1234"},
+        {"type": "select", "pieces": [[1], {"x": 2}]},
+        [],
+        7,
+        None,
+        True,
+    ],
+)
+def test_an_action_of_the_wrong_shape_is_a_4xx_problem_never_a_500(api, alice, started_game, action):
+    watch = LogWatch(started_game)
+    response = post_action(api(alice), started_game, action, started_game.version)
+    assert 400 <= response.status_code < 500, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    watch.assert_unchanged()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"action": "\\ud800"}',  # a lone surrogate, which no answer could echo
+        b'{"action": {"type": "undo", "reason": "\\udfff x"}}',
+        b'{"action": "card 5\\u0000"}',  # NUL, which no database text holds
+        b'{"\\ud800": 1}',
+    ],
+)
+def test_text_no_field_can_hold_is_a_400_problem(api, alice, started_game, raw):
+    watch = LogWatch(started_game)
+    response = api(alice).generic("POST", actions_url(started_game), raw, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "malformed_request"
+    watch.assert_unchanged()

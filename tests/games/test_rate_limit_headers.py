@@ -48,7 +48,9 @@ def test_creating_a_game_shows_both_policies(api, alice):
 
 def test_anonymous_callers_see_the_anonymous_policy(client):
     response = client.get("/api/v1/schema/")
-    assert "anon" in items(response["RateLimit-Policy"])
+    # Only the quota that limits them: the user quota would promise 1200 where 120 hold.
+    assert items(response["RateLimit-Policy"]) == {"anon": (120, 60)}
+    assert set(items(response["RateLimit"])) == {"anon"}
 
 
 def test_the_refused_request_says_nothing_is_left(api, alice, monkeypatch):

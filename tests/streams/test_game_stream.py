@@ -142,6 +142,33 @@ def test_a_bad_last_event_id_is_a_400_problem(asgi_server, started_game, bob):
     assert response.json()["code"] == "bad_last_event_id"
 
 
+@pytest.mark.parametrize("header", ["Last-Event-ID", "after"])
+def test_an_id_beyond_the_last_event_is_a_400_problem(asgi_server, started_game, bob, header):
+    """A seq the game has not reached was never sent: a silent stream would hide the client's bug."""
+    url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream"
+    beyond = str(started_game.version + 1)
+    if header == "after":
+        response = httpx.get(url, headers=token(bob), params={"after": beyond})
+    else:
+        response = httpx.get(url, headers={**token(bob), header: beyond})
+    assert response.status_code == 400
+    assert response.json()["code"] == "bad_last_event_id"
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+@pytest.mark.parametrize("path", ["/api/v1/stream", "/api/v1/games/{game}/stream"])
+def test_a_write_to_a_stream_is_a_405_problem_not_the_csrf_page(started_game, alice, method, path):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)  # a session, whose unsafe requests Django checks for CSRF
+    response = client.generic(method, path.format(game=started_game.public_id))
+    assert response.status_code == 405
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "method_not_allowed"
+    assert response["Allow"] == "GET"
+
+
 def test_too_many_streams_is_a_429_problem_until_one_closes(asgi_server, sse, started_game, bob, settings):
     settings.STREAMS_PER_USER = 2
     url = f"{asgi_server.url}/api/v1/games/{started_game.public_id}/stream"

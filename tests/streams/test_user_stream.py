@@ -97,6 +97,15 @@ def test_a_cursor_this_stream_never_sent_is_refused(asgi_server, bob):
     assert response.json()["code"] == "bad_last_event_id"
 
 
+def test_a_cursor_beyond_a_games_last_event_is_refused(asgi_server, bob, started_game):
+    import httpx
+
+    cursor = f"{started_game.pk}:{started_game.version + 5}"
+    response = httpx.get(f"{asgi_server.url}/api/v1/stream", headers={**token(bob), "Last-Event-ID": cursor})
+    assert response.status_code == 400
+    assert response.json()["code"] == "bad_last_event_id"
+
+
 def test_an_invitation_sent_while_away_is_there_on_resuming(asgi_server, sse, alice, bob):
     first = sse(f"{asgi_server.url}/api/v1/stream", **token(bob))
     ready = first.next()

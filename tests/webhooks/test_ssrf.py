@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 import pytest
 
 from webhooks import delivery, services, ssrf
@@ -48,6 +50,12 @@ def test_a_public_https_host_is_accepted(client, resolver):
         ("[fd12:3456::1]", "private"),
         ("169.254.1.1", "link-local"),
         ("[fe80::1]", "link-local"),
+        ("[fec0::1]", "site-local"),  # deprecated, but the ipaddress tables do not call it private
+        ("[feff:ffff::1]", "site-local"),
+        ("[fc00::1]", "private"),
+        ("[2001:db8::1]", "private"),  # documentation
+        ("[4000::1]", "reserved"),
+        ("[100::1]", "reserved"),  # discard-only
         ("224.0.0.1", "multicast"),
         ("[ff02::1]", "multicast"),
         ("240.0.0.1", "reserved"),
@@ -217,6 +225,15 @@ def test_the_connection_goes_to_the_checked_address_and_never_resolves_again(ali
     assert delivery.deliver(test.pk) is True
     assert resolver.asked == ["receiver.test"]
     assert receiver.requests[0].headers["host"] == f"receiver.test:{receiver.port}"
+
+
+@pytest.mark.parametrize("first", range(0, 0x10000, 0x0400))
+def test_an_ipv6_address_outside_the_global_unicast_range_is_never_accepted(first):
+    """Every /6 of the IPv6 space: only 2000::/3 may hold a public address."""
+    address = ipaddress.IPv6Address(f"{first:x}:1234:5678::9")
+    if 0x2000 <= first < 0x4000:
+        return
+    assert ssrf.refusal(address) is not None, address
 
 
 def test_refusal_names_the_reason_for_each_kind_of_address():

@@ -6,35 +6,18 @@ from typing import Any
 
 from rest_framework import serializers
 
-from games.errors import GameError
+from manhattan_site.strict_input import StrictSerializer
 
 from ..models import Delivery, EventType
 
 EVENT_TYPES = [value for value, _label in EventType.choices]
 
 
-def strict(serializer: serializers.Serializer[Any]) -> serializers.Serializer[Any]:
-    """``serializer`` checked, refusing any field it does not know (422 naming the field):
-    a misspelt field must not be ignored silently."""
-    data = serializer.initial_data
-    if isinstance(data, dict):
-        unknown = sorted(set(data) - set(serializer.fields))
-        if unknown:
-            raise GameError(
-                "unknown_field",
-                f"Unknown field {unknown[0]!r}; the fields are: {', '.join(serializer.fields)}.",
-                field=unknown[0],
-                fields=unknown,
-            )
-    serializer.is_valid(raise_exception=True)
-    return serializer
-
-
 class EventTypesField(serializers.ListField):
     child = serializers.ChoiceField(choices=EVENT_TYPES)
 
 
-class WebhookEndpointCreateSerializer(serializers.Serializer[Any]):
+class WebhookEndpointCreateSerializer(StrictSerializer):
     url = serializers.CharField(max_length=2000, help_text="An https URL on a public host.")
     event_types = EventTypesField(
         min_length=1, max_length=len(EVENT_TYPES), help_text="The event types to send to this endpoint."
@@ -42,7 +25,7 @@ class WebhookEndpointCreateSerializer(serializers.Serializer[Any]):
     description = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class WebhookEndpointUpdateSerializer(serializers.Serializer[Any]):
+class WebhookEndpointUpdateSerializer(StrictSerializer):
     url = serializers.CharField(max_length=2000, required=False)
     event_types = EventTypesField(min_length=1, max_length=len(EVENT_TYPES), required=False)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True)

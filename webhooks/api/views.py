@@ -22,7 +22,6 @@ from .serializers import (
     WebhookEndpointCreateSerializer,
     WebhookEndpointSerializer,
     WebhookEndpointUpdateSerializer,
-    strict,
 )
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
@@ -84,7 +83,9 @@ class EndpointListView(APIView):
         examples=REGISTRATION_EXAMPLES,
     )
     def post(self, request: Request) -> Response:
-        data = strict(WebhookEndpointCreateSerializer(data=request.data)).validated_data
+        serializer = WebhookEndpointCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         new = services.create_endpoint(owner=request_user(request), **data)
         body = NewWebhookEndpointSerializer(new.endpoint, context={"secret": new.secret}).data
         return Response(body, status=status.HTTP_201_CREATED)
@@ -109,7 +110,9 @@ class EndpointDetailView(APIView):
     )
     def patch(self, request: Request, endpoint_id: int) -> Response:
         endpoint = _endpoint(request, endpoint_id)
-        data = strict(WebhookEndpointUpdateSerializer(data=request.data)).validated_data
+        serializer = WebhookEndpointUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         return Response(WebhookEndpointSerializer(services.update_endpoint(endpoint=endpoint, **data)).data)
 
     @extend_schema(
