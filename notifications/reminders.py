@@ -15,7 +15,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -126,18 +126,22 @@ def remind(game_id: int, due_at: datetime, now: datetime) -> bool:
 def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[int, int]:
     """Claim up to ``size`` due clocks and write their reminders: (clocks claimed, reminders written)."""
     with transaction.atomic():
-        rows = list(due_reminders(now, size, only=only))
-        if not rows:
-            return 0, 0
-        claimed = len(rows)
-        # A game a move is holding is left for the next sweep: the reminder's
-        # foreign key to it would otherwise wait for the move to commit.
-        free = set(
+        # One lock order everywhere: the game rows first, then their clocks (a
+        # move locks its game, then sets the clock). A game a move or another
+        # sweep is holding is skipped and left for the next sweep.
+        due = TurnClock.objects.filter(next_reminder_at__lte=now, game__status=Game.Status.ACTIVE)
+        if only is not None:
+            due = due.filter(only)
+        free = list(
             Game.objects.select_for_update(skip_locked=True)
-            .filter(pk__in=[row[0] for row in rows])
+            .filter(pk__in=due.order_by("next_reminder_at").values("game_id")[:size])
             .values_list("pk", flat=True)
         )
-        rows = [row for row in rows if row[0] in free]
+        if not free:
+            return 0, 0
+        mine = Q(game_id__in=free)
+        rows = list(due_reminders(now, size, only=mine if only is None else only & mine))
+        claimed = len(rows)
         by_interval: dict[int, list[int]] = defaultdict(list)  # reminder_every_hours -> games reminded
         away: dict[tuple[datetime, int | None], list[int]] = defaultdict(list)  # (back, timeout_hours) -> games
         nobody: list[int] = []
@@ -201,29 +205,55 @@ def warning_grace(timeout_hours: int | None) -> timedelta:
 
 def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> int:
     """For every turn that has timed out: wait for a player on vacation, warn
-    a player who was not warned yet, else let the bot move. The number of bot moves."""
+    a player who was not warned yet, else let the bot move. The number of bot moves.
+
+    Each game is on its own: a database error in one (a lost connection, a
+    lock that could not be had) is logged and the sweep goes on with the
+    others; that game's timeout is still due and the next sweep retries it."""
     now = now or timezone.now()
     due = TurnClock.objects.filter(timeout_at__lte=now, game__status=Game.Status.ACTIVE).order_by("timeout_at")
     moved = 0
-    for game_id, timeout_at in due.values_list("game_id", "timeout_at")[:limit]:
-        if timeout_at is not None and _time_out(game_id, timeout_at, now):
-            moved += 1
+    for game_id, timeout_at in list(due.values_list("game_id", "timeout_at")[:limit]):
+        if timeout_at is None:
+            continue
+        try:
+            if _time_out(game_id, timeout_at, now):
+                moved += 1
+        except DatabaseError:
+            logger.exception("timeout sweep: game %s failed; it stays due for the next sweep", game_id)
     return moved
 
 
 def _time_out(game_id: int, due_at: datetime, now: datetime) -> bool:
-    """Claim the timed-out turn of game ``game_id`` and act on it; True if the
-    bot moved. False if it is no longer due (the player moved, or another
-    sweep got there first), or if the player was warned or is away instead."""
+    """Act on the timed-out turn of game ``game_id``; True if the bot moved.
+    False if it is no longer due (the player moved, or another sweep got
+    there first), or if the player was warned or is away instead.
+
+    The bot thinks first, with no transaction open and no lock taken (the
+    strong bot takes about a second). Then, in one transaction, the game row
+    is locked and then its clock: the order a move takes them in (it locks
+    the game, then sets the clock), so the two never wait for each other in
+    a circle. The bot's move is stored only if the game is still at the
+    version it thought about; if not, the player has moved and nothing is done."""
+    seen = _clock_of(TurnClock.objects.all(), game_id, due_at)
+    if seen is None or seen.seat is None:
+        return False
+    decision = None
+    if seen.warned and not _away(seen, now):
+        try:
+            decision = services.decide_for_absent_player(
+                game_id=seen.game.public_id, seat=seen.seat, expected_version=seen.version
+            )
+        except GameError:
+            decision = None  # the game cannot be played on (its log is out of step): nothing to time out
     with transaction.atomic():
-        clock = (
-            TurnClock.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("game", "user__preference")
-            .filter(game_id=game_id, timeout_at=due_at)
-            .first()
+        if not Game.objects.select_for_update().filter(pk=game_id).values_list("pk", flat=True):
+            return False
+        clock = _clock_of(
+            TurnClock.objects.select_for_update(of=("self",)).filter(version=seen.version), game_id, due_at
         )
         if clock is None or clock.seat is None:
-            return False
+            return False  # the player moved (or another sweep acted) meanwhile
         claimed = TurnClock.objects.filter(game_id=game_id, timeout_at=due_at)
         hours = clock.game.timeout_hours
         back = _vacation_end(clock)
@@ -239,14 +269,25 @@ def _time_out(game_id: int, due_at: datetime, now: datetime) -> bool:
             _warn(clock, now + warning_grace(hours))
             claimed.update(warned=True, timeout_at=now + warning_grace(hours))
             return False
+        if decision is None:
+            if seen.warned:
+                # The game is where the clock says but the seat has no move to make: nothing to time out.
+                claimed.update(timeout_at=None)
+            return False  # else warned meanwhile by another sweep: the bot thinks at the next one
         try:
-            services.play_for_absent_player(
-                game_id=clock.game.public_id, seat=clock.seat, expected_version=clock.version
-            )
+            return services.apply_timeout(decision) is not None
         except GameError:
             claimed.update(timeout_at=None)
             return False
-        return True
+
+
+def _clock_of(clocks: QuerySet[TurnClock], game_id: int, due_at: datetime) -> TurnClock | None:
+    return clocks.select_related("game", "user__preference").filter(game_id=game_id, timeout_at=due_at).first()
+
+
+def _away(clock: TurnClock, now: datetime) -> bool:
+    back = _vacation_end(clock)
+    return back is not None and back > now
 
 
 def _vacation_end(clock: TurnClock) -> datetime | None:

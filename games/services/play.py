@@ -128,24 +128,37 @@ def _bot_action(loaded: store.LoadedGame, seat: Seat, kind: str, purpose: str) -
     return bot(view, random.Random(f"{game.secret.seed}:{purpose}:{game.version}"))
 
 
-def _decide_then_store(
-    game_id: Any, seat: int, kind: str, cause: str, *, mark_absent: bool = False
-) -> ActionResult | None:
-    """The bot decides on the game as it is, outside any transaction (a search
-    takes up to a second and must not hold the game's row lock meanwhile),
-    then its move is stored if the game is still where the bot saw it and the
-    turn is still ``seat``'s. ``None`` if the game moved on. With
-    ``mark_absent`` the seat's player is marked absent in the same transaction."""
+@dataclass(frozen=True)
+class BotDecision:
+    """What a bot chose to play for ``seat`` in the game as it was at ``version``."""
+
+    game_id: Any
+    seat: int
+    version: int
+    action: Action
+
+
+def _decide(game_id: Any, seat: int, kind: str, purpose: str) -> BotDecision | None:
+    """Bot ``kind`` decides for ``seat`` on the game as it is, outside any
+    transaction: a search takes up to a second and must hold no lock
+    meanwhile. ``None`` if it is not ``seat``'s turn."""
     loaded = store.load(game_id)
     player = loaded.seat_at(seat)
-    if player is None or loaded.game.to_act_seat != seat:
+    if player is None or loaded.game.status != Game.Status.ACTIVE or loaded.game.to_act_seat != seat:
         return None
-    action = _bot_action(loaded, player, kind, cause)
+    return BotDecision(game_id, seat, loaded.game.version, _bot_action(loaded, player, kind, purpose))
+
+
+def _store(decision: BotDecision, cause: str, *, mark_absent: bool = False) -> ActionResult | None:
+    """Store the bot's move if the game is still where the bot saw it;
+    ``None`` if it moved on. With ``mark_absent`` the seat's player is marked
+    absent in the same transaction."""
+    seat = decision.seat
     with transaction.atomic():
-        locked = store.load(game_id, lock=True)
-        if locked.game.version != loaded.game.version:
+        locked = store.load(decision.game_id, lock=True)
+        if locked.game.version != decision.version:
             return None
-        state, events = execute_checked(locked, seat, action)
+        state, events = execute_checked(locked, seat, decision.action)
         if mark_absent:
             # From now on the bot plays each of their turns (cause "absent") until they come back.
             absent = locked.seat_at(seat)
@@ -154,6 +167,11 @@ def _decide_then_store(
             absent.save(update_fields=["absent_since"])
         store.append(locked, state, events, seat=seat, actor=None, cause=cause)
         return ActionResult(loaded=locked, seat=seat, events=events)
+
+
+def _decide_then_store(game_id: Any, seat: int, kind: str, cause: str) -> ActionResult | None:
+    decision = _decide(game_id, seat, kind, cause)
+    return None if decision is None else _store(decision, cause)
 
 
 def bot_to_act(game_id: Any) -> Seat | None:
@@ -187,18 +205,35 @@ def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK, seconds
     return moves
 
 
-def play_for_absent_player(*, game_id: Any, seat: int, expected_version: int) -> ActionResult:
-    """A bot (``TIMEOUT_BOT``) moves for the player at ``seat`` whose turn,
-    begun at ``expected_version``, timed out, and goes on moving for them turn
-    after turn (``play_bot_turns``) until they come back. Refused
-    (``StaleVersion``) if the game has moved on since: the player came back,
-    or another sweep got there first."""
+def decide_for_absent_player(*, game_id: Any, seat: int, expected_version: int) -> BotDecision | None:
+    """What the timeout bot (``TIMEOUT_BOT``) would play for the player at
+    ``seat`` whose turn, begun at ``expected_version``, timed out. It thinks
+    here, with no transaction and no lock (the strong bot takes about a
+    second); ``None`` if the game has moved on or it is not their turn."""
     loaded = store.load(game_id, fold=False)
     if loaded.game.version != expected_version:
-        raise StaleVersion("The turn that timed out is over.", current_version=loaded.game.version)
-    result = _decide_then_store(game_id, seat, TIMEOUT_BOT, "timeout", mark_absent=True)
+        return None
+    decision = _decide(game_id, seat, TIMEOUT_BOT, "timeout")
+    return decision if decision is not None and decision.version == expected_version else None
+
+
+def apply_timeout(decision: BotDecision) -> ActionResult | None:
+    """Store the timeout bot's move (``decide_for_absent_player``) and mark the
+    player absent: the bot goes on moving for them turn after turn
+    (``play_bot_turns``) until they come back. ``None``, and nothing stored,
+    if the game is no longer at the version the bot thought about."""
+    return _store(decision, "timeout", mark_absent=True)
+
+
+def play_for_absent_player(*, game_id: Any, seat: int, expected_version: int) -> ActionResult:
+    """Decide, then apply, the timeout bot's move in one call. Refused
+    (``StaleVersion``) if the game has moved on since: the player came back,
+    or another sweep got there first."""
+    decision = decide_for_absent_player(game_id=game_id, seat=seat, expected_version=expected_version)
+    result = None if decision is None else apply_timeout(decision)
     if result is None:
-        raise StaleVersion("The turn that timed out is over.", current_version=loaded.game.version)
+        current = store.load(game_id, fold=False).game.version
+        raise StaleVersion("The turn that timed out is over.", current_version=current)
     return result
 
 
