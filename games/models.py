@@ -216,11 +216,14 @@ class Presence(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # Each page load has an id of its own, so a reloaded page's late "I left"
+    # removes only its own row, never the new page's "I'm here".
+    page = models.CharField(max_length=64, blank=True, default="")
     seen = models.DateTimeField()
 
     class Meta:
         constraints: ClassVar[list[Any]] = [
-            models.UniqueConstraint(fields=["game", "user"], name="presence_one_per_player")
+            models.UniqueConstraint(fields=["game", "user", "page"], name="presence_one_per_page")
         ]
 
     def __str__(self) -> str:

@@ -32,6 +32,7 @@ SERVICE_CODES = {
     "bad_if_match": "If-Match must hold one quoted version, as the ETag gives it.",
     "bad_option": "A game option is not valid; 'detail' says which and why.",
     "bad_pace": "The pace is one of fast, normal and slow.",
+    "bad_page_id": "The game page's presence id must be up to 64 letters, digits or dashes.",
     "bad_reminders": "The reminder policy is not valid (hours out of range).",
     "bad_seats": "The seats do not fit the game: their number or kinds are wrong.",
     "corrupt_log": "The game's log no longer folds; an operator has been told. Nothing was changed.",

@@ -3,7 +3,8 @@
 The page sends a heartbeat while it is open and visible; a player whose last
 heartbeat is younger than ``PRESENCE_SECONDS`` is at the table, and the
 notifications app sends them no turn email or reminder for that game. A page
-that is hidden or closed says so, and the normal rules resume at once.
+that is hidden or closed says so, and the normal rules resume at once (unless
+another page of the same player, a second tab or a reload, is still there).
 """
 
 from __future__ import annotations
@@ -23,12 +24,17 @@ def _window() -> timedelta:
     return timedelta(seconds=settings.PRESENCE_SECONDS)
 
 
-def mark(*, game: Game, user: User, visible: bool, now: datetime | None = None) -> None:
-    """Record a heartbeat of ``user`` on ``game``'s page (or that they left it)."""
+def mark(*, game: Game, user: User, visible: bool, page: str = "", now: datetime | None = None) -> None:
+    """Record a heartbeat of ``user``'s page ``page`` (an id each page load makes
+    up) on ``game``, or that this page left. Only the page's own row goes: when a
+    page reloads, the old page's "left" may arrive after the new one's "here"."""
+    now = now or timezone.now()
     if visible:
-        Presence.objects.update_or_create(game=game, user=user, defaults={"seen": now or timezone.now()})
+        Presence.objects.update_or_create(game=game, user=user, page=page, defaults={"seen": now})
+        # Pages that went without a word (a crash, a lost network) expire by time; tidy them.
+        Presence.objects.filter(game=game, user=user, seen__lt=now - _window()).delete()
     else:
-        Presence.objects.filter(game=game, user=user).delete()
+        Presence.objects.filter(game=game, user=user, page=page).delete()
 
 
 def watching(pairs: Iterable[tuple[int, int]], now: datetime | None = None) -> set[tuple[int, int]]:

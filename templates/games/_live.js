@@ -79,8 +79,13 @@
   }
 
   if (data.presence) {
+    // This page load's own id: its "I left" removes only its own presence, so a
+    // reload's late goodbye cannot remove the new page's "I'm here".
+    var pageId = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
+      : Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+    me.dataset.presencePage = pageId;
     var beat = function (state) {
-      var body = new URLSearchParams({ state: state });
+      var body = new URLSearchParams({ state: state, page: pageId });
       fetch(data.presence, {
         method: "POST", credentials: "same-origin", keepalive: true, body: body,
         headers: { "X-CSRFToken": data.csrf },

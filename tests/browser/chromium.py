@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import Client
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
@@ -47,7 +48,26 @@ def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
             args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         yield browser
+        # The test's ORM calls made under Playwright's loop have a connection of
+        # their own; closed here, or a fixture ending the live server's sessions
+        # would end it under the next test.
+        connection.close()
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def module_chromium() -> Iterator[Browser]:
+    """One browser for a whole test module: starting Chromium is the slow part."""
+    require_chromium()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # see ``chromium``
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM,
+                args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
+            yield browser
+            browser.close()
 
 
 def signed_in(

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from tests.streams.conftest import AsgiServer, backend_pid, end_other_sessions
+
 from .chromium import chromium  # noqa: F401 (the shared browser fixture, for every test here)
 
 
@@ -27,3 +29,14 @@ def live_server_connections_closed(live_server: Any, django_db_setup: Any, djang
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                 " WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
+
+
+@pytest.fixture
+def server(transactional_db: Any) -> Iterator[AsgiServer]:
+    # The fixtures' own connection, which the next test's fixtures use again: the
+    # others (the server's, and the one the test's ORM calls open under
+    # Playwright's loop) are ended after, or PostgreSQL would not drop the database.
+    fixtures_connection = backend_pid()
+    with AsgiServer() as running:
+        yield running
+    end_other_sessions(keep={fixtures_connection})

@@ -88,3 +88,63 @@ def play_turn(page: Page, game: Game, user: User, rng: random.Random) -> None:
         form.get_by_test_id("submit-move").click()
     page.wait_for_load_state()
     assert page.get_by_test_id("refusal-message").count() == 0, page.get_by_test_id("refusal-message").inner_text()
+
+
+def select_by_form(page: Page, game: Game, rng: random.Random) -> None:
+    state = store.state_of(game)
+    assert state is not None
+    choice = engine.legal_actions(engine.player_view(state, 0)).selection
+    assert choice is not None
+    chosen = [0, 0, 0, 0]
+    for _ in range(choice.count):
+        size = rng.choice([s for s in range(4) if choice.reserve[s] > chosen[s]])
+        chosen[size] += 1
+    form = page.get_by_test_id("select-form")
+    for size in range(4):
+        form.get_by_test_id(f"select-size-{size + 1}").fill(str(chosen[size]))
+    with page.expect_navigation():
+        form.get_by_test_id("submit-move").click()
+
+
+def choose_a_card_and_a_lot(page: Page, rng: random.Random) -> None:
+    """Touch a card of the hand, then one of the lots it lights up."""
+    cards = page.locator("#place-form label.card-choice")
+    cards.nth(rng.randrange(cards.count())).click()
+    lit = page.locator("[data-testid=board] g.lot.can-build")
+    assert lit.count() > 0, "a card of the hand can always build somewhere"
+    lit.nth(rng.randrange(lit.count())).click()
+    assert page.get_by_test_id("build-piece").count() > 0
+
+
+def build_by_touching(page: Page, game: Game, rng: random.Random) -> None:
+    state = store.state_of(game)
+    assert state is not None
+    legal = engine.legal_actions(engine.player_view(state, 0))
+    two_colours = len(state.colours[0]) > 1  # a one-colour player's pieces are offered by size alone
+    legal_moves = {
+        (p.card + 1, p.city + 1, p.lot + 1, p.size, engine.COLOUR_NAMES[p.colour] if two_colours else "")
+        for p in legal.placements
+    }
+    choose_a_card_and_a_lot(page, rng)
+    card = int(page.locator("#place-form input[name=card]:checked").get_attribute("value") or 0)
+    chosen_lot = page.locator("[data-testid=board] g.lot.chosen")
+    city = int(chosen_lot.get_attribute("data-city") or 0)
+    lot = int(chosen_lot.get_attribute("data-lot") or 0)
+    pieces = page.get_by_test_id("build-piece")
+    offered = []
+    for i in range(pieces.count()):
+        size = int(pieces.nth(i).get_attribute("data-size") or 0)
+        colour = pieces.nth(i).get_attribute("data-colour") or ""
+        offered.append((size, colour))
+        assert (card, city, lot, size, colour) in legal_moves, "only legal pieces are offered"
+    index = rng.randrange(len(offered))
+    pieces.nth(index).check()
+    before = game.version
+    with page.expect_navigation():
+        page.get_by_test_id("build-confirm").click()
+    assert page.get_by_test_id("refusal-message").count() == 0, page.get_by_test_id("refusal-message").inner_text()
+    game.refresh_from_db()
+    assert game.version > before
+    placed = store.event_payloads(game, after=before, upto=before + 1)[0]
+    assert placed["type"] == "piece_placed"
+    assert (placed["city"] + 1, placed["lot"] + 1, placed["size"]) == (city, lot, offered[index][0])

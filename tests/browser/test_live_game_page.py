@@ -4,25 +4,16 @@ until they leave it. The site is served by the ASGI server (the streams need it)
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
 from django.db import connection
-from django.test import Client
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser
 
-from accounts.models import User
-from accounts.services import create_api_token
-from games import engine, services, store
-from games.engine.bots import random_bot
-from games.models import Game
-from notifications import outbox
+from games import services
 from notifications.models import Kind, Notification
-from tests.streams.conftest import AsgiServer, backend_pid, end_other_sessions
+
+from .live import move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_for_version
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -33,63 +24,6 @@ def browser(chromium: Browser) -> Iterator[Browser]:
     # The ORM calls made under Playwright's loop have a connection of their own,
     # which the next test's may use again: closed here, not ended from outside.
     connection.close()
-
-
-@pytest.fixture
-def server(transactional_db: Any) -> Iterator[AsgiServer]:
-    # The fixtures' own connection, which the next test's fixtures use again: the
-    # others (the server's, and the one the test's ORM calls open under
-    # Playwright's loop) are ended after, or PostgreSQL would not drop the database.
-    fixtures_connection = backend_pid()
-    with AsgiServer() as running:
-        yield running
-    end_other_sessions(keep={fixtures_connection})
-
-
-def signed_in(browser: Browser, server: AsgiServer, user: User) -> BrowserContext:
-    client = Client()
-    client.force_login(user)
-    context = browser.new_context()
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": server.url}])
-    return context
-
-
-def move_by_api(server: AsgiServer, game: Game, user: User) -> int:
-    """``user`` plays a random legal action through the API; the new version."""
-    loaded = store.load(game.public_id)
-    seat = loaded.seat_of(user)
-    action = random_bot(engine.player_view(loaded.state, seat.index), random.Random(loaded.game.version))
-    response = httpx.post(
-        f"{server.url}/api/v1/games/{game.public_id}/actions",
-        json={"action": engine.action_to_json(action), "expected_version": loaded.game.version},
-        headers={"Authorization": f"Bearer {create_api_token(user=user, name='browser test').raw}"},
-    )
-    assert response.status_code == 200, response.text
-    return int(response.json()["version"])
-
-
-def to_act(game: Game) -> User:
-    game = store.get(game.public_id)
-    seat = next(s for s in game.seats.all() if s.index == game.to_act_seat)
-    assert seat.user is not None
-    return seat.user
-
-
-def wait_for_version(page: Page, version: int) -> float:
-    """Seconds until the page shows ``version`` (by itself: the page is never reloaded)."""
-    started = time.monotonic()
-    page.wait_for_function(
-        "v => document.getElementById('live-script').dataset.version === String(v)", arg=version, timeout=5000
-    )
-    assert f"event {version}" in page.get_by_test_id("game-status").inner_text()
-    return time.monotonic() - started
-
-
-def open_game(context: BrowserContext, server: AsgiServer, game: Game) -> Page:
-    page = context.new_page()
-    page.goto(f"{server.url}/games/{game.public_id}/")
-    page.evaluate("window.notReloaded = true")  # gone if the page ever reloads
-    return page
 
 
 def test_two_players_see_each_other_s_moves_appear_without_a_reload(server, browser, started_game, alice, bob):
@@ -111,19 +45,6 @@ def test_two_players_see_each_other_s_moves_appear_without_a_reload(server, brow
     other = pages[(bob if current == alice else alice).pk]
     assert not other.title().startswith("(Your turn)")
     assert other.evaluate("document.querySelector('link[rel~=icon]').dataset.yourTurn") == "false"
-
-
-def deliver_pending() -> None:
-    """What the worker does on commit of each move."""
-    for pk in Notification.objects.filter(status=Notification.Status.PENDING).values_list("pk", flat=True):
-        outbox.deliver(pk)
-
-
-def sent_turn_emails(game: Game, user: User) -> int:
-    deliver_pending()
-    return Notification.objects.filter(
-        game=game, user=user, kind=Kind.YOUR_TURN, status=Notification.Status.SENT
-    ).count()
 
 
 def test_a_player_on_the_page_gets_no_turn_email_and_one_again_after_leaving(

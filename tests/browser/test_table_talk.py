@@ -14,12 +14,13 @@ from django.conf import settings
 from games.talk.models import TableMessage
 from notifications import emails
 from notifications.models import Kind
-from tests.browser.test_live_game_page import browser, open_game, server, signed_in
+from tests.browser.live import open_game, signed_in
+from tests.browser.test_live_game_page import browser
 from tests.notifications.helpers import latest
 from tests.notifications.test_replies import QUOTED, basic_auth
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-__all__ = ["browser", "server"]  # fixtures shared with the live page's tests
+__all__ = ["browser"]  # a fixture shared with the live page's tests
 WEBHOOK = "/inbound/sendgrid/inbound/"
 
 

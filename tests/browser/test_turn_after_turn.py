@@ -1,0 +1,73 @@
+"""The loop a player repeats every turn, on one page: the other player's move
+arrives live, and the next building still goes up by touching the board; the
+player sits on the page the whole time and gets no "your turn" email."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from django.db import connection
+from playwright.sync_api import Browser, Page
+
+from accounts.models import User
+from games.models import Game, Presence
+
+from .chromium import module_chromium  # noqa: F401 (a fixture)
+from .live import deliver_pending, move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_for_version
+from .playing import build_by_touching, select_by_form
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+@pytest.fixture
+def browser(module_chromium: Browser) -> Iterator[Browser]:  # noqa: F811
+    yield module_chromium
+    connection.close()  # the connection of the ORM calls made under Playwright's loop
+
+
+def wait_until_present(page: Page, user: User) -> None:
+    """Until this page load's own heartbeat is recorded."""
+    page.wait_for_function("() => Boolean(document.getElementById('live-script').dataset.presencePage)")
+    page_id = page.evaluate("document.getElementById('live-script').dataset.presencePage")
+    for _ in range(100):
+        if Presence.objects.filter(user=user, page=page_id).exists():
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page never said it was there")
+
+
+def click_to_build_is_ready(page: Page) -> None:
+    """The page offers building by touching, not the plain form alone."""
+    assert page.locator("#build-options").count() == 1, "the page lost its build options"
+    assert page.get_by_test_id("build-choices").is_visible(), "fell back to the plain form"
+
+
+def test_every_building_after_a_live_move_goes_up_by_touching_and_no_turn_email_comes(
+    server, browser, started_game: Game, alice: User, bob: User
+):
+    page = open_game(signed_in(browser, server, alice), server, started_game)
+    rng = random.Random(21)
+    built_after_a_live_move = 0
+    live_move_arrived = False
+    for _ in range(80):
+        if built_after_a_live_move >= 6:
+            break
+        if to_act(started_game) == bob:
+            version = move_by_api(server, started_game, bob)
+            wait_for_version(page, version)  # by itself: this page is never reloaded
+            deliver_pending()  # as the worker does on commit: alice is on the page
+            live_move_arrived = True
+            continue
+        started_game.refresh_from_db()
+        if page.get_by_test_id("select-form").count():
+            select_by_form(page, started_game, rng)
+        else:
+            click_to_build_is_ready(page)
+            build_by_touching(page, started_game, rng)
+            built_after_a_live_move += live_move_arrived
+        live_move_arrived = False
+        wait_until_present(page, alice)  # the new page (after alice's own move) says so
+    assert built_after_a_live_move >= 6
+    assert sent_turn_emails(started_game, alice) == 0
