@@ -8,6 +8,7 @@ overlapping sweep can never create, or send, the same email twice.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 from typing import Any, ClassVar
 
@@ -177,10 +178,13 @@ class TurnClock(models.Model):
 
 
 class Reply(models.Model):
-    """An email reply that was read: a redelivery of the same message
-    (by Message-ID) is recognised and not played twice."""
+    """An email reply that was read: a redelivery of the same message (by
+    the hash of its whole Message-ID) is recognised and not played twice."""
 
-    message_id = models.CharField(max_length=200, unique=True)
+    message_id = models.CharField(max_length=200, help_text="The Message-ID, cut to 200 characters (to read).")
+    message_hash = models.CharField(
+        max_length=64, unique=True, help_text="SHA-256 of the whole Message-ID: two ids alike in 200 characters differ."
+    )
     notification = models.ForeignKey(Notification, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     received = models.DateTimeField(default=timezone.now)
     outcome = models.CharField(max_length=200, blank=True)
@@ -220,8 +224,9 @@ class InboundRefusal(models.Model):
         NO_TOKEN = "no_token", _("No valid reply address")
         UNKNOWN_EMAIL = "unknown_email", _("The address names no game email")
         WRONG_SENDER = "wrong_sender", _("Not from the player's address")
-        FORGED_SENDER = "forged_sender", _("SPF and DKIM both failed for the player's domain")
+        FORGED_SENDER = "forged_sender", _("Neither SPF nor DKIM passed for the player's domain")
         AUTO_REPLY = "auto_reply", _("An automatic reply")
+        UNREADABLE = "unreadable", _("Nested too deeply to read")
         GAME_OVER = "game_over", _("The game is over")
         STALE = "stale", _("A reply to an earlier position")
         CAPPED = "capped", _("Too many refusals to this player")
@@ -238,3 +243,8 @@ class InboundRefusal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reason} from {self.sender or '?'}"
+
+
+def message_hash(message_id: str) -> str:
+    """The key a reply is recognised by: SHA-256 of its whole Message-ID."""
+    return hashlib.sha256(message_id.encode("utf-8", "surrogatepass")).hexdigest()

@@ -7,8 +7,9 @@ at the first step it fails:
 
 1. a valid token (else dropped: spam and guesses get no answer);
 2. not an automatic reply (RFC 3834: dropped, never answered, so no loop);
-3. from the seat's player: their address in ``From``, and not refused by
-   SPF and DKIM both (``inbound.screening``) — a leaked token is useless;
+3. from the seat's player: their address in ``From``, authenticated as DMARC
+   would (SPF or DKIM passes for a domain aligned with it: ``inbound.screening``)
+   — a leaked token is useless;
 4. the game is still on (reply addresses expire with their game);
 5. the reply answers the position as it is now: a reply to an email about an
    earlier position is not played on a newer board; the player gets the
@@ -40,9 +41,9 @@ from games.models import Game
 from games.talk import services as talk
 
 from . import outbox
-from .inbound import screening
+from .inbound import mime, screening
 from .inbound.body import mentions_the_notation, move_and_note
-from .models import InboundRefusal, Kind, Notification, Reply
+from .models import InboundRefusal, Kind, Notification, Reply, message_hash
 from .reply_address import SUBJECT_TOKEN, TOKEN, ReplyToken, read
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ class _Inbound:
     message: Message
     sender: str
     message_id: str
+    message_hash: str  # of the whole Message-ID ("" without one): what a redelivery is recognised by
     notification: Notification | None = None
 
     def drop(self, reason: str, outcome: str, detail: str = "") -> ReplyOutcome:
@@ -91,14 +93,18 @@ class _Inbound:
 def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = None) -> ReplyOutcome:
     """Play the move in a reply, or say (and count) why not. ``verdicts`` are
     the mail provider's SPF/DKIM results, when it gives them with the message."""
+    whole_id = str(message.get("Message-ID") or "").strip()
     inbound = _Inbound(
         message=message,
         sender=screening.clean(parseaddr(str(message.get("From", "")))[1]).lower(),
-        message_id=screening.clean(str(message.get("Message-ID") or "")).strip()[:200],
+        message_id=screening.clean(whole_id)[:200],
+        message_hash=message_hash(whole_id) if whole_id else "",
     )
     token = _token_in(message)
     if token is None:
         return inbound.drop(InboundRefusal.Reason.NO_TOKEN, "no valid reply token")
+    if mime.unreadable(message):
+        return inbound.drop(InboundRefusal.Reason.UNREADABLE, "nested too deeply to read")
     notification = (
         Notification.objects.select_related("user", "game").filter(pk=token.notification_id, kind__in=REPLYABLE).first()
     )
@@ -116,10 +122,10 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
     if screening.forged(judged, user.email):
         return inbound.drop(
             InboundRefusal.Reason.FORGED_SENDER,
-            "SPF and DKIM both fail for the player's domain",
+            "neither SPF nor DKIM passes for the player's domain",
             f"spf={judged.spf} dkim={judged.dkim}",
         )
-    if inbound.message_id and Reply.objects.filter(message_id=inbound.message_id).exists():
+    if inbound.message_hash and Reply.objects.filter(message_hash=inbound.message_hash).exists():
         return ReplyOutcome(True, "played before")  # a redelivery (the game has moved on since: by this move)
     game.refresh_from_db()
     if game.status != Game.Status.ACTIVE:
@@ -134,10 +140,10 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
         return _answer_stale(inbound, notification, text)
     try:
         with transaction.atomic():
-            if inbound.message_id:
+            if inbound.message_hash:
                 # The move and the record of its message are stored together: a
                 # redelivered message finds the record and is not played again.
-                Reply.objects.create(message_id=inbound.message_id, notification=notification, outcome="played")
+                _record(inbound, notification, "played")
             if isinstance(action, Exception):
                 raise action
             services.submit_action(game_id=game.public_id, user=user, action=action, expected_version=version)
@@ -188,12 +194,18 @@ def _post_note(inbound: _Inbound, notification: Notification, note: str) -> Repl
         return ReplyOutcome(False, "nothing to post")
     try:
         with transaction.atomic():
-            if inbound.message_id:
-                Reply.objects.create(message_id=inbound.message_id, notification=notification, outcome="message")
+            if inbound.message_hash:
+                _record(inbound, notification, "message")
             _write_note(notification.user, notification.game, note)
     except IntegrityError:
         return ReplyOutcome(True, "posted before")
     return ReplyOutcome(True, "message posted")
+
+
+def _record(inbound: _Inbound, notification: Notification, outcome: str) -> None:
+    Reply.objects.create(
+        message_id=inbound.message_id, message_hash=inbound.message_hash, notification=notification, outcome=outcome
+    )
 
 
 def _version_shown(notification: Notification) -> int:
@@ -251,7 +263,7 @@ def _write_refusal(inbound: _Inbound, notification: Notification, context: dict[
                 game_id=game.pk,
                 seat=notification.seat,
                 seq=game.version,
-                detail=inbound.message_id or context["move"],
+                detail=inbound.message_hash[:32] or context["move"],
             ),
             email=user.email,
             user=user,

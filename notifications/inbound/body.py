@@ -16,10 +16,13 @@ a ``>``-quoted history (bottom-posting). History that is not marked with
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from email.message import Message
+from functools import cache
 
 from mailparser_reply import EmailReplyParser
 from mailparser_reply.constants import GENERIC_MAIL_SEPARATOR
+from mailparser_reply.parser import EmailMessage as LibraryMessage
 
 from games.engine.notation_words import COLOURS, PARTS, VERBS, word_key
 
@@ -29,6 +32,12 @@ from .screening import clean
 # The languages of the site; mail-parser-reply reads each one's reply headers (and English's).
 LANGUAGES = ["en", "de", "nl", "fr", "ko"]
 MAX_LINE = 500
+# Reading is bounded: a reply is read up to its first MAX_READ characters (the
+# player writes above the quote, or right below the quote of our email, which
+# is far shorter), and its own text up to MAX_OWN_LINES lines.
+MAX_READ = 100_000
+MAX_OWN_LINES = 200
+MAX_HTML = 2_000_000  # characters of an HTML part read (its quote is cut off, the reply is above it)
 _ORIGINAL = re.compile(GENERIC_MAIL_SEPARATOR, re.IGNORECASE | re.MULTILINE)
 # "----- Original Message -----" as Outlook Express and Windows (Live) Mail write it.
 _ORIGINAL_SPACED = re.compile(
@@ -62,31 +71,54 @@ def reply_text(message: Message) -> str:
             plain = _decode(part)
         elif kind == "text/html" and html is None:
             html = _decode(part)
+    if html is not None:
+        html = html[:MAX_HTML]
     if plain is not None and plain.strip():
+        if html is not None and _hidden_in(html, move_line(plain)):
+            return clean(html_to_text(html))  # the plain part says what is hidden in the HTML: what is seen wins
         return clean(plain)
     if html is not None:
         return clean(html_to_text(html))
     return ""
 
 
+def _hidden_in(markup: str, line: str) -> bool:
+    """Whether ``line`` is in ``markup`` only where a reader does not see it."""
+    words = " ".join(line.split())
+    if not words:
+        return False
+    visible = " ".join(html_to_text(markup).split())
+    return words not in visible and words in " ".join(html_to_text(markup, with_hidden=True).split())
+
+
 def _quoted(line: str) -> bool:
     return line.lstrip().startswith(">")
+
+
+@cache
+def _header_regex() -> re.Pattern[str]:
+    """mail-parser-reply's pattern of reply headers in the site's languages (built once)."""
+    pattern: re.Pattern[str] = LibraryMessage(text="", languages=list(LANGUAGES)).HEADER_REGEX
+    return pattern
 
 
 def _history_header_lines(text: str) -> tuple[set[int], int | None]:
     """The lines of "On … wrote:" headers (above a quote), and the first line of
     unquoted history (an Outlook-style header block), as line numbers."""
-    parser = EmailReplyParser(languages=LANGUAGES).read(text)
+    # Quoted lines are history whatever they say: the pattern (slow, for all its
+    # languages) reads them as a bare ">", so a long quote costs next to nothing.
+    lines = [">" if _quoted(line) else line for line in text.split("\n")]
+    searched = "\n".join(lines)
     starts = [0]
-    for line in text.split("\n"):
+    for line in lines:
         starts.append(starts[-1] + len(line) + 1)
 
     def line_of(offset: int) -> int:
-        return max(i for i, start in enumerate(starts) if start <= offset)
+        return bisect_right(starts, offset) - 1  # a binary search: reading stays linear in the text
 
     attributions: set[int] = set()
     history: int | None = None
-    for match in parser.HEADER_REGEX.finditer(text):
+    for match in _header_regex().finditer(searched):
         found = match.group(0)
         if not found.strip():
             continue
@@ -102,8 +134,10 @@ def _history_header_lines(text: str) -> tuple[set[int], int | None]:
 def own_lines(text: str) -> list[str]:
     """The player's own lines in ``text`` (a reply's text): the first block of
     lines that are neither quoted nor history, from its first non-blank line."""
+    text = text[:MAX_READ]
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     attributions, history = _history_header_lines("\n".join(lines))
+    next_text = _next_nonblank(lines)
     own: list[str] = []
     for number, line in enumerate(lines):
         if history is not None and number >= history:
@@ -111,12 +145,14 @@ def own_lines(text: str) -> list[str]:
         stripped = line.strip()
         if _ORIGINAL_SPACED.match(stripped):
             break
-        if number in attributions or _quoted(line) or (stripped and _is_attribution(lines, number)):
+        if number in attributions or _quoted(line) or (stripped and _is_attribution(lines, next_text, number)):
             if own:
                 break  # the player's block ends where the quote begins
             continue
         if stripped or own:
             own.append(stripped[:MAX_LINE])
+            if len(own) >= MAX_OWN_LINES:
+                break
     while own and not own[-1]:
         own.pop()
     return own
@@ -153,9 +189,20 @@ def mentions_the_notation(line: str) -> bool:
     return any((key := word_key(word)) in PARTS or key in VERBS or key in COLOURS for word in _WORD.findall(line))
 
 
-def _is_attribution(lines: list[str], number: int) -> bool:
+def _next_nonblank(lines: list[str]) -> list[int | None]:
+    """For each line, the number of the next non-blank line after it (None at the end): found in one pass."""
+    following: list[int | None] = [None] * len(lines)
+    upcoming: int | None = None
+    for number in range(len(lines) - 1, -1, -1):
+        following[number] = upcoming
+        if lines[number].strip():
+            upcoming = number
+    return following
+
+
+def _is_attribution(lines: list[str], next_text: list[int | None], number: int) -> bool:
     """A line ending with ':' whose next non-blank line is quoted: the header of a quote."""
     if not lines[number].rstrip().endswith(":"):
         return False
-    following = next((line for line in lines[number + 1 :] if line.strip()), "")
-    return _quoted(following)
+    following = next_text[number]
+    return following is not None and _quoted(lines[following])

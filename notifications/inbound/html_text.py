@@ -9,6 +9,11 @@ Apple Mail, Thunderbird, Yandex, Mail.ru, Windows Mail) start with ``> ``,
 and the Outlook family's unquoted history (``divRplyFwdMsg`` of Outlook on the
 web and Hotmail, ``OutlookMessageHeader``, old Hotmail's ``stopSpelling`` rule)
 begins with an ``-----Original Message-----`` line, as Outlook's plain text does.
+
+Only what a reader sees counts: elements hidden by their style
+(``display:none``, ``visibility:hidden``, a zero font size, ``mso-hide:all``,
+no height or width with the overflow hidden, full transparency) or by the
+``hidden`` attribute are dropped with everything in them, as preheaders are.
 """
 
 from __future__ import annotations
@@ -28,12 +33,19 @@ _BLOCKS = frozenset(
 _VOID = frozenset({"br", "hr", "img", "meta", "link", "input", "wbr", "col", "area", "base", "source"})
 _HISTORY_IDS = frozenset({"divrplyfwdmsg", "stopspelling", "appendonsend"})
 _HISTORY_CLASSES = frozenset({"outlookmessageheader"})
+# Declarations that hide an element from the reader (the value of a style attribute, lower-cased, spaces removed).
+_HIDING = re.compile(
+    r"(?:^|;)(?:display:none|visibility:hidden|visibility:collapse|mso-hide:all|opacity:0(?:\.0*)?(?:;|$|!)"
+    r"|font-size:0(?:\.0*)?(?:px|pt|em|rem|%)?(?:;|$|!)|(?:max-)?(?:height|width):0(?:px|pt|em|%)?(?:;|$|!).*overflow:hidden"
+    r"|overflow:hidden.*(?:max-)?(?:height|width):0(?:px|pt|em|%)?(?:;|$|!))"
+)
 _SPACE = re.compile(r"[ \t\r\n\f\v\xa0\u200b\u2028\u2029]+")
 
 
 class _Reader(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, *, with_hidden: bool = False) -> None:
         super().__init__(convert_charrefs=True)
+        self.with_hidden = with_hidden
         self.lines: list[str] = []
         self.line: list[str] = []
         self.depth = 0  # blockquotes open
@@ -56,6 +68,10 @@ class _Reader(HTMLParser):
             self.skipping.append(tag)
             return
         values = {name: (value or "").lower() for name, value in attrs}
+        if not self.with_hidden and _hidden(values):
+            if tag not in _VOID:
+                self.skipping.append(tag)
+            return
         if values.get("id", "") in _HISTORY_IDS or _HISTORY_CLASSES & set(values.get("class", "").split()):
             self._flush()
             self.lines.append(ORIGINAL_MESSAGE)
@@ -76,8 +92,9 @@ class _Reader(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if self.skipping:
-            if tag == self.skipping[-1]:
-                self.skipping.pop()
+            # Elements left open inside (a <p> without its </p>) close with their parent.
+            if tag in self.skipping:
+                del self.skipping[len(self.skipping) - 1 - self.skipping[::-1].index(tag) :]
             return
         if tag in _BLOCKS:
             self._flush()
@@ -98,9 +115,18 @@ class _Reader(HTMLParser):
             self.line.append(data)
 
 
-def html_to_text(markup: str) -> str:
-    """The text of ``markup`` as a reader sees it, quoted history marked with ``> ``."""
-    reader = _Reader()
+def _hidden(attributes: dict[str, str]) -> bool:
+    """Whether an element's attributes hide it (and all in it) from the reader."""
+    if "hidden" in attributes:
+        return True
+    style = attributes.get("style", "")
+    return bool(style) and _HIDING.search(re.sub(r"\s+", "", style)) is not None
+
+
+def html_to_text(markup: str, *, with_hidden: bool = False) -> str:
+    """The text of ``markup`` as a reader sees it, quoted history marked with
+    ``> `` (``with_hidden``: and the hidden text too, to compare)."""
+    reader = _Reader(with_hidden=with_hidden)
     reader.feed(markup)
     reader.close()
     reader._flush()

@@ -5,33 +5,41 @@ senders; and what is cleaned before anything of it is stored.
   mail) are dropped without an answer, so an autoresponder and our refusal
   emails can never answer each other in a loop.
 - The sender is checked by the verdicts of the mail provider or of our own
-  receiving server: SendGrid's ``SPF`` and ``dkim`` fields, or the topmost
-  ``Authentication-Results`` header (the one our server added; with
-  ``INBOUND_AUTHSERV_ID`` set, only the headers of that server). A reply whose
-  SPF and DKIM both fail for the player's domain is refused; a reply with no
-  verdicts at all is judged by its ``From`` alone, as before.
+  receiving server: SendGrid's ``SPF`` (for the envelope sender) and ``dkim``
+  fields, or the topmost ``Authentication-Results`` header (the one our server
+  added; with ``INBOUND_AUTHSERV_ID`` set, only the headers of that server).
+  As DMARC defines it, only a pass for a domain *aligned* with the ``From``
+  domain counts (relaxed: the same organizational domain, by the public suffix
+  list): a forger passes SPF and DKIM for their own domain easily. A reply with
+  verdicts but no aligned pass is refused; a reply with no verdicts at all, or
+  only "none" (a domain that publishes nothing), is judged by its ``From``.
 - Text that is stored (the move, Message-ID, sender) loses NUL bytes and other
   control characters, which PostgreSQL refuses and nobody types.
 """
 
 from __future__ import annotations
 
+import json
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any
 
 from django.conf import settings
+from publicsuffixlist import PublicSuffixList
 
 AUTOMATIC_PRECEDENCE = frozenset({"bulk", "junk", "list", "auto_reply"})
 _COMMENT = re.compile(r"\([^()]*\)")
 _DKIM_FIELD = re.compile(r"@?([A-Za-z0-9.-]+)\s*:\s*([a-z]+)")
 
 
+# Unicode's control characters (category Cc) but line feed and tab, and lone surrogates (Cs).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def clean(text: str) -> str:
     """``text`` without NUL bytes and other control characters (line breaks and tabs stay)."""
-    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs"))
+    return _CONTROL.sub("", text)
 
 
 def automatic(message: Message) -> str | None:
@@ -64,35 +72,54 @@ class Verdicts:
         return self.spf is not None or bool(self.dkim)
 
 
-def _aligned(domain: str, player: str) -> bool:
-    """DMARC's relaxed alignment: the same domain, or one a subdomain of the other."""
-    domain, player = domain.lower().strip("."), player.lower().strip(".")
-    return domain == player or domain.endswith("." + player) or player.endswith("." + domain)
+_SUFFIXES: PublicSuffixList | None = None
+# Results that say something was checked; "none" (nothing published) and
+# "neutral" say nothing about the sender.
+_JUDGED = frozenset({"pass", "fail", "softfail", "policy", "permerror", "temperror"})
+
+
+def organizational_domain(domain: str) -> str:
+    """The registrable domain of ``domain`` (``mail.example.co.uk`` → ``example.co.uk``), by the public suffix list."""
+    global _SUFFIXES
+    if _SUFFIXES is None:
+        _SUFFIXES = PublicSuffixList()
+    domain = domain.lower().strip().strip(".")
+    return _SUFFIXES.privatesuffix(domain) or domain
+
+
+def aligned(domain: str | None, from_domain: str) -> bool:
+    """DMARC's relaxed alignment: ``domain`` has the organizational domain of ``from_domain``."""
+    if not domain:
+        return False  # a pass for a domain nobody named aligns with nothing
+    return organizational_domain(domain) == organizational_domain(from_domain)
 
 
 def forged(verdicts: Verdicts, player_email: str) -> bool:
-    """Whether SPF and DKIM both fail for the player's domain: neither passes
-    for it, and at least one says fail (an unsigned message from a domain
-    without SPF is not refused: nothing says it is forged)."""
+    """Whether the reply is not authenticated as its ``From`` (the player's
+    address) as DMARC requires: neither SPF nor DKIM passes for a domain
+    aligned with the player's, yet something was checked (a pass for another
+    domain is the forger's own; a fail is a fail). A message with only "none"
+    verdicts (a domain that publishes no SPF and signs nothing) is not
+    refused: nothing could authenticate it."""
     if not verdicts.known:
         return False
     player = player_email.rpartition("@")[2]
-    spf_pass = verdicts.spf == "pass" and (verdicts.spf_domain is None or _aligned(verdicts.spf_domain, player))
-    dkim_pass = any(result == "pass" and _aligned(domain, player) for result, domain in verdicts.dkim)
-    if spf_pass or dkim_pass:
+    if verdicts.spf == "pass" and aligned(verdicts.spf_domain, player):
         return False
-    spf_failed = verdicts.spf in ("fail", "softfail") or (verdicts.spf == "pass" and not spf_pass)
-    dkim_failed = any(result in ("fail", "pass") for result, _domain in verdicts.dkim)  # a pass for another domain
-    return spf_failed or dkim_failed
+    if any(result == "pass" and aligned(domain, player) for result, domain in verdicts.dkim):
+        return False
+    return verdicts.spf in _JUDGED or any(result in _JUDGED for result, _domain in verdicts.dkim)
 
 
 def from_provider(fields: dict[str, Any]) -> Verdicts:
-    """SendGrid's inbound parse fields: ``SPF`` ("pass", "fail", …) and
-    ``dkim`` ("{@example.com : pass}", several comma-separated, or "none")."""
+    """SendGrid's inbound parse fields: ``SPF`` ("pass", "fail", …, judged
+    for the envelope sender of the ``envelope`` field) and ``dkim``
+    ("{@example.com : pass}", several comma-separated, or "none")."""
     verdicts = Verdicts()
     spf = str(fields.get("SPF") or "").strip().lower()
     if spf:
         verdicts.spf = spf.split()[0]
+        verdicts.spf_domain = _envelope_domain(fields.get("envelope"))
     verdicts.dkim = [(result, domain) for domain, result in _DKIM_FIELD.findall(str(fields.get("dkim") or ""))]
     return verdicts
 
@@ -121,3 +148,13 @@ def from_headers(message: Message) -> Verdicts:
                 domain = props.get("header.d") or props.get("header.i", "").rpartition("@")[2]
                 verdicts.dkim.append((result.lower(), domain))
     return verdicts
+
+
+def _envelope_domain(envelope: Any) -> str | None:
+    """The domain of the envelope sender in SendGrid's ``envelope`` field (JSON), or None."""
+    try:
+        sender = json.loads(str(envelope))["from"] if envelope else ""
+    except (ValueError, TypeError, KeyError):
+        return None
+    domain = str(sender or "").rpartition("@")[2].strip().strip(">")
+    return domain or None

@@ -4,8 +4,9 @@ without its secret, and able to take a reply of 10 MB.
 ``INBOUND_PROVIDER`` names the one django-anymail provider whose inbound
 route is mounted (``inbound/<provider>/inbound/``); the others are not, so
 nothing answers for providers nobody configured. The route is authenticated
-with HTTP basic auth (``INBOUND_WEBHOOK_SECRET``); without a secret it refuses
-every request (and production does not start: ``notifications.checks``).
+with HTTP basic auth (``INBOUND_WEBHOOK_SECRET``): a request without it or
+with a wrong one gets 401 and a challenge; without a secret configured it
+refuses every request (and production does not start: ``notifications.checks``).
 
 SendGrid ("Send Raw": the whole message in the ``email`` field) is read here
 from the request's stream rather than through ``request.POST``, because the
@@ -19,36 +20,67 @@ make the provider retry forever).
 from __future__ import annotations
 
 import json
+import logging
 from email.message import Message
 from email.parser import BytesParser
 from email.policy import default as default_policy
 from typing import Any
 
 from anymail.exceptions import AnymailWebhookValidationFailure
-from anymail.inbound import AnymailInboundMessage
 from anymail.signals import AnymailInboundEvent, EventType
+from anymail.utils import get_request_basic_auth
 from anymail.webhooks.sendgrid import SendGridInboundWebhookView
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, URLResolver, path
+from django.utils.crypto import constant_time_compare
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import csrf_exempt
 
+from . import mime
+
 SENDGRID = "sendgrid"
+logger = logging.getLogger(__name__)
 
 
 class ShutWithoutSecretMixin:
     """Refuse every request when no webhook secret is configured (anymail
-    would only warn and let anyone post)."""
+    would only warn and let anyone post), and answer a request without the
+    secret, or with a wrong one, with 401 and a ``WWW-Authenticate`` challenge
+    (anymail's own check answers 400, which says nothing about credentials)."""
 
     # Overriding dispatch drops anymail's csrf_exempt from the view: said again,
     # or every real provider's POST (which has no CSRF token) would be a 403.
     @method_decorator(csrf_exempt)
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not settings.ANYMAIL.get("WEBHOOK_SECRET"):
+        secret = settings.ANYMAIL.get("WEBHOOK_SECRET")
+        if not secret:
             raise PermissionDenied("the inbound webhook has no secret configured")
-        return super().dispatch(request, *args, **kwargs)  # type: ignore[misc,no-any-return]
+        allowed = [secret] if isinstance(secret, str) else list(secret)
+        sent = get_request_basic_auth(request) or ""
+        if not any(constant_time_compare(sent, one) for one in allowed):
+            return _unauthorized()
+        try:
+            return super().dispatch(request, *args, **kwargs)  # type: ignore[misc,no-any-return]
+        except RecursionError:
+            # A message nested too deep for the parser (another provider's route, which
+            # parses before we can bound it): dropped with a 200, or it is retried for days.
+            logger.warning("inbound message nested too deeply to parse: dropped")
+            return HttpResponse(status=200)
+
+
+def _unauthorized() -> HttpResponse:
+    body = {
+        "type": "/api/v1/problems/not_authenticated",
+        "title": "Not authenticated",
+        "status": 401,
+        "code": "not_authenticated",
+        "detail": "The inbound webhook takes the credentials configured with the mail provider (HTTP basic auth).",
+    }
+    response = JsonResponse(body, status=401, content_type="application/problem+json")
+    response["WWW-Authenticate"] = 'Basic realm="inbound mail", charset="UTF-8"'
+    return response
 
 
 def _form_fields(request: HttpRequest) -> dict[str, Any]:
@@ -78,7 +110,7 @@ class StrictSendGridInboundWebhookView(ShutWithoutSecretMixin, SendGridInboundWe
         try:
             fields = _form_fields(request)
             raw = fields["email"]
-            message: Message = AnymailInboundMessage.parse_raw_mime_bytes(raw)
+            message: Message = mime.parse(raw)
             texts = {name: value.decode("utf-8", "replace") for name, value in fields.items() if name != "email"}
             if "envelope" in texts:
                 envelope = json.loads(texts["envelope"])

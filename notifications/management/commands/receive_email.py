@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from anymail.inbound import AnymailInboundMessage
 from django.core.management.base import BaseCommand
 
+from notifications.inbound import mime
 from notifications.replies import handle_inbound
 
 
@@ -19,6 +19,6 @@ class Command(BaseCommand):
     help = "Play the move in a raw email read from standard input."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        message = AnymailInboundMessage.parse_raw_mime_bytes(sys.stdin.buffer.read())
+        message = mime.parse(sys.stdin.buffer.read())
         outcome = handle_inbound(message)
         self.stdout.write(("accepted: " if outcome.accepted else "refused: ") + outcome.reason)
