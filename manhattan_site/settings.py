@@ -37,6 +37,18 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0
 SITE_URL = env("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", SITE_URL)
 
+# The project's own apps: the one list that pyproject.toml's packages, the Dockerfile's
+# context (.dockerignore) and the README's layout are held to (tests/test_deploy.py).
+PROJECT_APPS = [
+    "accounts",
+    "games",
+    "games.talk",
+    "notifications",
+    "ratings",
+    "webhooks",
+    "streams",
+]
+
 INSTALLED_APPS = [
     "manhattan_site.apps.ManhattanAdminConfig",
     "django.contrib.auth",
@@ -48,13 +60,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "oauth2_provider",
-    "accounts",
-    "games",
-    "games.talk",
-    "notifications",
-    "ratings",
-    "webhooks",
-    "streams",
+    *PROJECT_APPS,
     "anymail",
 ]
 
