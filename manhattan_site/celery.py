@@ -4,7 +4,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import beat_init, task_postrun, task_prerun, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "manhattan_site.settings")
 
@@ -16,7 +16,9 @@ app.autodiscover_tasks()
 def recycle_database_connections(sender: Any = None, **kwargs: Any) -> None:
     """Treat each task as Django treats a request: keep the database connection
     while it is young and healthy, drop it when ``CONN_MAX_AGE`` has passed or
-    it failed, and health-check it before its next use.
+    it failed, and health-check it before its next use. With the PostgreSQL pool
+    (settings), CONN_MAX_AGE is 0: the connection goes back to the process's pool
+    after each task and the next task takes it from there.
 
     Celery's own Django fix-up would instead close every connection before and
     after each task, so that each email opened a new PostgreSQL connection;
@@ -32,3 +34,21 @@ def recycle_database_connections(sender: Any = None, **kwargs: Any) -> None:
 
 task_prerun.connect(recycle_database_connections)
 task_postrun.connect(recycle_database_connections)
+
+
+def start_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:
+    """The worker's main process says it is alive, with the queues it serves."""
+    from manhattan_site import heartbeats
+
+    queues = sorted(q.name for q in sender.app.amqp.queues.consume_from.values()) if sender else []
+    heartbeats.start("worker", name=getattr(sender, "hostname", None), queues=queues)
+
+
+def start_beat_heartbeat(sender: Any = None, **kwargs: Any) -> None:
+    from manhattan_site import heartbeats
+
+    heartbeats.start("beat")
+
+
+worker_ready.connect(start_worker_heartbeat)
+beat_init.connect(start_beat_heartbeat)

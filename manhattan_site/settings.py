@@ -37,6 +37,18 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0
 SITE_URL = env("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", SITE_URL)
 
+# The project's own apps: the one list that pyproject.toml's packages, the Dockerfile's
+# context (.dockerignore) and the README's layout are held to (tests/test_deploy.py).
+PROJECT_APPS = [
+    "accounts",
+    "games",
+    "games.talk",
+    "notifications",
+    "ratings",
+    "webhooks",
+    "streams",
+]
+
 INSTALLED_APPS = [
     "manhattan_site.apps.ManhattanAdminConfig",
     "django.contrib.auth",
@@ -48,13 +60,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "oauth2_provider",
-    "accounts",
-    "games",
-    "games.talk",
-    "notifications",
-    "ratings",
-    "webhooks",
-    "streams",
+    *PROJECT_APPS,
     "anymail",
 ]
 
@@ -97,10 +103,27 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         env("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
-        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        # Not kept between requests: under ASGI every request may run on a thread of its
+        # own, and a connection kept per thread is a connection per thread (the pool below
+        # bounds them instead).
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
         conn_health_checks=True,
     )
 }
+# PostgreSQL connections come from a pool per process (psycopg_pool through Django's
+# "pool" option): a process never holds more than DB_POOL_MAX_SIZE, opens them as it
+# needs them, and closes those idle for DB_POOL_MAX_IDLE seconds. Sizing against the
+# server's max_connections: docs/operations.md. DB_POOL_MAX_SIZE=0 turns the pool off.
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 8)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL_MAX_SIZE > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps them; Django must not as well
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("DB_POOL_MIN_SIZE", 0),
+        "max_size": DB_POOL_MAX_SIZE,
+        "max_idle": float(env("DB_POOL_MAX_IDLE", "60")),
+        # A request waits this long for a free connection, then fails (503, not a hang).
+        "timeout": float(env("DB_POOL_TIMEOUT", "10")),
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take SQLite's write lock up front, so two requests
     # racing for one game queue up instead of failing with "database is locked".
@@ -191,6 +214,11 @@ CELERY_BEAT_SCHEDULE = {
     "send-digests": {"task": "notifications.tasks.send_digests", "schedule": env_int("DIGEST_SWEEP_SECONDS", 3600)},
     "sweep-webhooks": {"task": "webhooks.tasks.sweep_webhooks", "schedule": env_int("WEBHOOK_SWEEP_SECONDS", 30)},
 }
+
+# --- Operations (manhattan_site/health.py, heartbeats.py, docs/operations.md) ---------
+HEARTBEAT_SECONDS = float(env("HEARTBEAT_SECONDS", "20"))  # how often workers and beat say they are alive
+HEARTBEAT_STALE_SECONDS = env_int("HEARTBEAT_STALE_SECONDS", 60)  # then /readyz reports them missing
+OUTBOX_STALE_SECONDS = env_int("OUTBOX_STALE_SECONDS", 600)  # a pending email or webhook older than this is late
 
 # --- Webhooks (webhooks/) ------------------------------------------------------
 # Plain http endpoints are refused unless this is set (development and tests only).

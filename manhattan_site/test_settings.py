@@ -18,6 +18,11 @@ BOT_SEARCH_SECONDS = None
 BOT_SEARCH_ITERATIONS = 24
 REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = ["rest_framework.renderers.JSONRenderer"]  # noqa: F405
 
+# No pool inside the test process: tests race threads that each hold a connection on
+# purpose (tests/concurrent.py), more than a pool would hand out. Servers started by
+# tests run the real settings, pool included (tests/test_database_connections.py).
+DATABASES["default"].get("OPTIONS", {}).pop("pool", None)  # noqa: F405
+
 # One test database per process, so that two test runs on one machine never meet.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # A file rather than SQLite's shared in-memory database, so that tests with

@@ -1,0 +1,60 @@
+"""Celery workers and beat say they are alive, so that the operator sees a dead one.
+
+Each worker's main process and the beat process write their name and the time into
+the shared cache (Redis in production) every ``HEARTBEAT_SECONDS``, from a thread of
+their own (manhattan_site/celery.py starts it). ``/readyz``, ``/metrics`` and the
+admin's operations page read them. Without Redis the cache is per process and the
+heartbeats are not seen across processes: development only.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+
+KEY = "manhattan:heartbeats"
+KEEP_SECONDS = 7 * 24 * 3600  # a worker unseen this long is forgotten
+logger = logging.getLogger("manhattan.heartbeats")
+
+
+def beat(name: str, kind: str, **details: Any) -> None:
+    """Record that ``name`` (a worker or beat) is alive now."""
+    seen = cache.get(KEY) or {}
+    now = timezone.now()
+    seen = {n: b for n, b in seen.items() if (now - datetime.fromisoformat(b["at"])).total_seconds() < KEEP_SECONDS}
+    seen[name] = {"kind": kind, "at": now.isoformat(), **details}
+    cache.set(KEY, seen, KEEP_SECONDS)
+
+
+def last_seen() -> dict[str, dict[str, Any]]:
+    """Every worker and beat seen in the last week: ``{name: {"kind", "at", ...}}``."""
+    try:
+        seen = cache.get(KEY) or {}
+    except Exception:  # the cache (Redis) being down is reported by /readyz itself
+        return {}
+    return {name: {**b, "at": datetime.fromisoformat(b["at"])} for name, b in seen.items()}
+
+
+def start(kind: str, name: str | None = None, **details: Any) -> threading.Event:
+    """Beat now and every HEARTBEAT_SECONDS on a daemon thread; set the event to stop."""
+    name = name or f"{kind}@{socket.gethostname()}"
+    stop = threading.Event()
+
+    def run() -> None:
+        while True:
+            try:
+                beat(name, kind, **details)
+            except Exception:  # a missed heartbeat is what the operator sees; keep trying
+                logger.warning("heartbeat of %s not recorded", name, exc_info=True)
+            if stop.wait(settings.HEARTBEAT_SECONDS):
+                return
+
+    threading.Thread(target=run, name=f"heartbeat-{kind}", daemon=True).start()
+    return stop
