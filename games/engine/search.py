@@ -105,7 +105,7 @@ class SearchResult:
 def choose(view: PlayerView, rng: random.Random, budget: Budget) -> Action:
     """The search's action for ``view.seat``, which is to act. Reads nothing but the view."""
     result = search(view, rng, budget)
-    return _action(view, result.seat, result.best())
+    return action_of(view, result.best())
 
 
 def search(
@@ -130,7 +130,11 @@ def search(
     root = Node(mover=seat)
     if len(moves) == 1 and root_moves is None:
         return SearchResult(seat, moves, root, 0)
-    baseline = leads(sample_state(view, hidden, search_rng))
+    # The deals come from a generator of their own: two searches of one view with the same
+    # seed then play their playouts on the same deals, whatever the trees do (the review
+    # compares moves so, with less noise than independent deals give).
+    deal_rng = random.Random(search_rng.getrandbits(64))
+    baseline = leads(sample_state(view, hidden, deal_rng))
     policy = PLAYOUT_POLICIES[budget.playout]
     until_round = view.options.rounds if to_game_end else view.round
     started = time.thread_time()
@@ -139,7 +143,7 @@ def search(
         if budget.seconds is not None and iterations and time.thread_time() - started >= budget.seconds:
             break
         iterations += 1
-        _iterate(root, moves, sample_state(view, hidden, search_rng), until_round, baseline, search_rng, policy)
+        _iterate(root, moves, sample_state(view, hidden, deal_rng), until_round, baseline, search_rng, policy)
     return SearchResult(seat, moves, root, iterations)
 
 
@@ -287,7 +291,10 @@ def selection_choices(reserve: Sequence[int], k: int) -> list[tuple[int, ...]]:
     return ordered[:SELECTION_CHOICES]
 
 
-def _action(view: PlayerView, seat: int, key: Key) -> Action:
+def action_of(view: PlayerView, key: Key) -> Action:
+    """The action of a root move ``key`` of ``view.seat``."""
+    seat = view.seat
+    assert seat is not None
     if isinstance(key, Placement):
         two_colours = len(view.colours[seat]) > 1
         return place_action(key.card, key.city, key.size, key.colour if two_colours else None)
