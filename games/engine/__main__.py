@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
 from collections.abc import Sequence
 
-from .arena import line_up, play_match, report
-from .bots import BOTS, SEARCH_BOTS
+from .arena import Outcome, line_up, outcome_from_json, outcome_json, play_match, report
+from .bots import SEARCH_BOTS, VARIANTS, bot_kinds
 from .errors import RuleError
 from .options import GameOptions
 from .record import game_record
@@ -22,8 +24,8 @@ from .simulate import simulate
 def _bots(value: str) -> list[str]:
     kinds = [k.strip() for k in value.split(",") if k.strip()]
     for kind in kinds:
-        if kind not in BOTS:
-            raise argparse.ArgumentTypeError(f"unknown bot {kind!r}; choose from {', '.join(BOTS)}")
+        if kind not in bot_kinds():
+            raise argparse.ArgumentTypeError(f"unknown bot {kind!r}; choose from {', '.join(bot_kinds())}")
     return kinds
 
 
@@ -88,6 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     arena.add_argument("--seed", default="arena", help="the deals (default: arena)")
     arena.add_argument("--no-progress", action="store_true", help="never print progress")
     arena.add_argument(
+        "--save",
+        help="a file (JSON Lines) each finished game is added to; run again with it to resume a stopped match",
+    )
+    arena.add_argument(
         "--jobs", type=_positive_int, default=1, help="play in this many processes, one core each (same results)"
     )
     _budget_arguments(arena)
@@ -131,12 +137,30 @@ def _arena(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except (RuleError, ValueError) as error:
         parser.error(str(error))
     budget = f"{args.iterations} iterations" if args.iterations else f"{args.seconds or 1.0:g} s"
-    searching = f", search budget {budget} a decision" if SEARCH_BOTS.intersection(seats) else ""
+    searching = f", search budget {budget} a decision" if SEARCH_BOTS.union(VARIANTS).intersection(seats) else ""
     print(f"arena: {args.players} players, seats {','.join(seats)}{searching}, seed {args.seed}")
+    played: dict[str, Outcome] = {}
+    if args.save and os.path.exists(args.save):
+        with open(args.save, encoding="utf-8") as saved:
+            played = dict(outcome_from_json(json.loads(line)) for line in saved if line.strip())
+    save = open(args.save, "a", encoding="utf-8") if args.save else None  # noqa: SIM115 (closed below)
+    started = time.monotonic()
+    first_new: list[int] = []
+
+    def record(key: str, outcome: Outcome) -> None:
+        if save is not None:
+            save.write(json.dumps(outcome_json(key, outcome)) + "\n")
+            save.flush()
 
     def progress(done: int, total: int) -> None:
-        if not args.no_progress:
-            print(f"  {done}/{total} games", file=sys.stderr, flush=True)
+        if args.no_progress:
+            return
+        elapsed = time.monotonic() - started
+        if not first_new and elapsed > 0.5:
+            first_new.append(done - 1)  # games resumed from the file came at once
+        fresh = done - (first_new[0] if first_new else done)
+        eta = f", about {_duration(elapsed / fresh * (total - done))} left" if fresh > 0 and done < total else ""
+        print(f"  {done}/{total} games, {_duration(elapsed)} so far{eta}", file=sys.stderr, flush=True)
 
     standings = play_match(
         options,
@@ -147,10 +171,20 @@ def _arena(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         seconds=args.seconds,
         jobs=args.jobs,
         progress=progress,
+        played=played,
+        record=record,
     )
+    if save is not None:
+        save.close()
     for line in report(standings, args.players):
         print(line)
     return 0
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 if __name__ == "__main__":

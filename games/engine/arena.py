@@ -11,9 +11,11 @@ tie counts half).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
 
 from .options import GameOptions
 from .simulate import play_game
@@ -103,22 +105,59 @@ def play_match(
     seconds: float | None = None,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    played: Mapping[str, Outcome] | None = None,
+    record: Callable[[str, Outcome], None] | None = None,
 ) -> dict[str, Standing]:
     """Play at least ``games`` games (a whole number of rotations) and tally each kind.
     With ``jobs`` > 1 the games run in that many processes, one core each: the games
-    and the tally are the same as in one process (each game has its own seed)."""
+    and the tally are the same as in one process (each game has its own seed).
+
+    Resuming: ``played`` holds outcomes already known by their ``game_key`` (those games
+    are not played again), and ``record`` is told each new game's key and outcome as it ends."""
     seats = line_up(bots, options.players)
     deals = -(-games // options.players)
     matches = [
         (options, lineup, f"{seed}:{deal}", iterations, seconds) for deal in range(deals) for lineup in rotations(seats)
     ]
+    known = played or {}
+    todo = [m for m in matches if game_key(m[2], m[1]) not in known]
     standings = {kind: Standing(kind) for kind in seats}
-    if jobs > 1:
+    earlier = [known[key] for m in matches if (key := game_key(m[2], m[1])) in known]
+
+    def new_outcomes(outcomes: Iterable[Outcome]) -> Iterator[Outcome]:
+        for match, outcome in zip(todo, outcomes, strict=True):
+            if record is not None:
+                record(game_key(match[2], match[1]), outcome)
+            yield outcome
+
+    if jobs > 1 and todo:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            _tally(standings, pool.map(play_one, *zip(*matches, strict=True)), len(matches), progress)
+            fresh = pool.map(play_one, *zip(*todo, strict=True))
+            _tally(standings, chain(earlier, new_outcomes(fresh)), len(matches), progress)
     else:
-        _tally(standings, (play_one(*match) for match in matches), len(matches), progress)
+        fresh_here = (play_one(*match) for match in todo)
+        _tally(standings, chain(earlier, new_outcomes(fresh_here)), len(matches), progress)
     return standings
+
+
+def game_key(deal_seed: str, lineup: Sequence[str]) -> str:
+    """A game of a match, by its deal and its line-up: the key a resumed match skips by."""
+    return f"{deal_seed}|{','.join(lineup)}"
+
+
+def outcome_json(key: str, outcome: Outcome) -> dict[str, object]:
+    return {
+        "key": key,
+        "lineup": list(outcome.lineup),
+        "winners": sorted(outcome.winners),
+        "totals": list(outcome.totals),
+    }
+
+
+def outcome_from_json(data: Mapping[str, Any]) -> tuple[str, Outcome]:
+    return str(data["key"]), Outcome(
+        tuple(data["lineup"]), frozenset(int(w) for w in data["winners"]), tuple(int(t) for t in data["totals"])
+    )
 
 
 def _tally(

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from .actions import Action, PlacePiece, Resign, SelectPieces, place_action
 from .constants import CITIES, LOTS_PER_CITY, PIECE_SIZES
+from .determinize import HiddenCards, sample_state
 from .greedy import balanced_selection, greedy_placements
+from .playout import policy_placement
 from .rotation import CARD_INDEXES
 from .rules import Placement, legal_placements, size_mask
 from .search import Budget, choose
@@ -97,16 +100,37 @@ def greedy_bot(view: PlayerView, rng: random.Random) -> Action:
     return _as_action(view, seat, best[rng.randrange(len(best))])
 
 
+def sampled_bot(view: PlayerView, rng: random.Random) -> Action:
+    """The ``easy`` level: of four random legal placements, the one with the best immediate
+    score difference (the search's playout policy, played from the view); greedy's balanced
+    selection. Plausible moves, but it misses most of the good ones greedy would see."""
+    seat = _seat(view)
+    if view.phase == SELECTION:
+        colour = view.selecting_colour
+        assert colour is not None
+        return SelectPieces(
+            pieces=balanced_selection(view.reserve[colour], view.options.pieces_per_round), colour=colour
+        )
+    if view.phase != PLACEMENT or view.hand is None:
+        return Resign()
+    # The policy reads a state: any completion of the view will do, since it reads only the
+    # seat's own hand and public things (a fixed generator deals the hidden cards).
+    state = sample_state(view, HiddenCards(view), random.Random(0))
+    return policy_placement(state, seat, rng)
+
+
 def strong_bot(view: PlayerView, rng: random.Random) -> Action:
     """The information-set Monte Carlo tree search (``search.py``), one second a decision."""
     return strong_bot_with()(view, rng)
 
 
-def strong_bot_with(*, iterations: int | None = None, seconds: float | None = None) -> Bot:
+def strong_bot_with(*, iterations: int | None = None, seconds: float | None = None, playout: str = "sampled") -> Bot:
     """The strong bot with a budget per decision: ``iterations`` (deterministic for a given
     generator), ``seconds`` (a time limit), or both (whichever ends first). With neither,
-    one second."""
-    budget = Budget(iterations=iterations, seconds=seconds if seconds is not None or iterations else 1.0)
+    one second. ``playout`` names the playouts' placement policy (``playout.PLAYOUT_POLICIES``)."""
+    budget = Budget(
+        iterations=iterations, seconds=seconds if seconds is not None or iterations else 1.0, playout=playout
+    )
 
     def bot(view: PlayerView, rng: random.Random) -> Action:
         _seat(view)
@@ -120,10 +144,51 @@ SEARCH_BOTS = frozenset({"strong"})
 """Bots that search, and so take a budget (``bot_for(kind, iterations=..., seconds=...)``)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A bot level a person can choose: a search budget (CPU seconds a decision) or, below
+    the search, a one-move policy (``policy`` names a kind of ``BOTS`` or ``sampled``)."""
+
+    name: str
+    policy: str
+    seconds: float | None = None
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("easy", "sampled"),
+        Level("medium", "strong", seconds=0.1),
+        Level("hard", "strong", seconds=1.0),
+        Level("strongest", "strong", seconds=4.0),
+    )
+}
+"""The levels, weakest first: ``easy`` plays the sampled one-move policy (no search, weaker
+than greedy but plausible); the others search a tenth of a second, one second (the
+``strong`` bot's default) and four seconds of CPU a decision."""
+
+VARIANTS: dict[str, str] = {"strong-greedy-playouts": "greedy"}
+"""Search bots for measurement only (the arena), by their playout policy: the strong bot as
+it was before the sampled playouts (commit 9d02d1d), to compare at equal CPU."""
+
+
+def bot_kinds() -> list[str]:
+    """Every kind ``bot_for`` knows: the bots, the levels and the arena's variants."""
+    return [*BOTS, *LEVELS, *VARIANTS]
+
+
 def bot_for(kind: str, *, iterations: int | None = None, seconds: float | None = None) -> Bot:
-    """The bot of ``kind``; a search bot (``strong``) gets the budget given, if any."""
+    """The bot of ``kind``; a search bot (``strong`` or a variant) gets the budget given, if
+    any. A level has its own budget: a budget given here is ignored for it."""
+    if kind in LEVELS:
+        level = LEVELS[kind]
+        if level.policy == "sampled":
+            return sampled_bot
+        return strong_bot_with(seconds=level.seconds)
+    if kind in VARIANTS:
+        return strong_bot_with(iterations=iterations, seconds=seconds, playout=VARIANTS[kind])
     if kind not in BOTS:
-        raise ValueError(f"unknown bot kind {kind!r}; choose from {', '.join(BOTS)}")
+        raise ValueError(f"unknown bot kind {kind!r}; choose from {', '.join(bot_kinds())}")
     if kind in SEARCH_BOTS and (iterations is not None or seconds is not None):
         return strong_bot_with(iterations=iterations, seconds=seconds)
     return BOTS[kind]
@@ -131,12 +196,17 @@ def bot_for(kind: str, *, iterations: int | None = None, seconds: float | None =
 
 __all__ = [
     "BOTS",
+    "LEVELS",
     "SEARCH_BOTS",
+    "VARIANTS",
     "Bot",
+    "Level",
     "bot_for",
+    "bot_kinds",
     "greedy_bot",
     "legal_placements",
     "random_bot",
+    "sampled_bot",
     "strong_bot",
     "strong_bot_with",
 ]

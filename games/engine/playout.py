@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .actions import PlacePiece, SelectPieces, place_action
 from .commands import execute_trusted
-from .constants import CITIES, LOTS_PER_CITY
+from .constants import CITIES, LOTS_PER_CITY, TALLEST_POINTS
 from .greedy import balanced_selection, greedy_placements
 from .rotation import CARD_INDEXES
 from .state import PLACEMENT, SELECTION, GameState
@@ -29,37 +29,73 @@ TEMPERATURE = 4.0
 
 def policy_placement(state: GameState, player: int, rng: random.Random, samples: int = SAMPLES) -> PlacePiece:
     """Of up to ``samples`` random legal placements, the one with the best immediate score
-    difference (the player's colours minus the best other player's); ties to the first."""
-    colours = state.colours
-    mine = colours[player]
+    difference (the player's colours minus the best other player's); ties to the first.
+
+    The playouts' default policy, so written for speed: a sample's points are the
+    board's ``points_untallest`` plus the tallest building's bonus (as ``Board.points_after``
+    gives them, which a test checks), and the difference is taken without building lists.
+    """
+    first, second, rivals, single_rivals = _seating(state.colours, player)
     selection = state.selection
-    pieces = [(c, s) for c in mine for s in (1, 2, 3, 4) if selection[c][s - 1]]
+    pieces = [(first, s) for s, left in zip((1, 2, 3, 4), selection[first], strict=True) if left]
+    if second >= 0:
+        pieces += [(second, s) for s, left in zip((1, 2, 3, 4), selection[second], strict=True) if left]
     hand = state.hands[player]
     by_card = CARD_INDEXES[state.sides[player]]
     board = state.board
-    owners, storeys = board.owner, board.storeys
+    owners, storeys, heights = board.owner, board.storeys, board.height
+    points_untallest = board.points_untallest
     random_float = rng.random
+    n_hand, n_pieces = len(hand), len(pieces)
     best: tuple[int, int, int, int] | None = None
     best_diff = -1_000_000
     tries = 0
     found = 0
     while found < samples and tries < 8 * samples:
         tries += 1
-        card = hand[int(random_float() * len(hand))]
+        card = hand[int(random_float() * n_hand)]
         index = by_card[card][int(random_float() * CITIES)]
-        colour, size = pieces[int(random_float() * len(pieces))]
+        colour, size = pieces[int(random_float() * n_pieces)]
         owner = owners[index]
         if owner >= 0 and owner != colour and storeys[index * 4 + colour] + size < storeys[index * 4 + owner]:
             continue  # R14 refuses it
         found += 1
-        points = board.points_after(index, colour, size)
-        diff = sum(points[c] for c in mine) - max(sum(points[c] for c in cs) for cs in colours if cs is not mine)
+        points = points_untallest(index, colour)  # shared: copied before a change
+        taller_from = board.tallest - heights[index]
+        if size > taller_from:  # alone at the top
+            points = points[:]
+            points[colour] += TALLEST_POINTS
+        elif size < taller_from and board.tallest_count == 1:  # below: its owner keeps the bonus
+            points = points[:]
+            points[board.tallest_owner] += TALLEST_POINTS
+        if single_rivals is not None:
+            diff = points[first] - max([points[c] for c in single_rivals])
+        else:
+            own = points[first] + (points[second] if second >= 0 else 0)
+            diff = own - max([sum([points[c] for c in cs]) for cs in rivals])
         if diff > best_diff:
             best_diff, best = diff, (card, index, size, colour)
     if best is None:  # no luck sampling: the first legal placement there is
         best = _first_placement(state, player, pieces)
     card, index, size, colour = best
-    return place_action(card, index // LOTS_PER_CITY, size, colour if len(mine) > 1 else None)
+    return place_action(card, index // LOTS_PER_CITY, size, colour if second >= 0 else None)
+
+
+Seating = tuple[int, int, list[tuple[int, ...]], list[int] | None]
+_SEATINGS: dict[tuple[Sequence[Sequence[int]], int], Seating] = {}
+
+
+def _seating(colours: Sequence[Sequence[int]], player: int) -> Seating:
+    """The player's first and second colour (-1 if none), the other players' colours and, when
+    each of them has one, those colours: the same all game, so worked out once per seating."""
+    key = (colours, player)
+    seating = _SEATINGS.get(key)
+    if seating is None:
+        mine = colours[player]
+        rivals = [tuple(cs) for p, cs in enumerate(colours) if p != player]
+        singles = [cs[0] for cs in rivals] if all(len(cs) == 1 for cs in rivals) and len(mine) == 1 else None
+        seating = _SEATINGS[key] = (mine[0], mine[1] if len(mine) > 1 else -1, rivals, singles)
+    return seating
 
 
 def greedy_placement(state: GameState, player: int, rng: random.Random) -> PlacePiece:
@@ -86,23 +122,30 @@ def policy_selection(state: GameState) -> SelectPieces:
     return SelectPieces(balanced_selection(state.reserve[colour], state.options.pieces_per_round), colour)
 
 
-PLACEMENT_POLICY = greedy_placement
+PlacementPolicy = Callable[[GameState, int, random.Random], PlacePiece]
+
+PLAYOUT_POLICIES: dict[str, PlacementPolicy] = {"sampled": policy_placement, "greedy": greedy_placement}
+"""The playout's placement policies by name. ``sampled`` (best of ``SAMPLES`` random legal
+placements) is the default since it buys several times the iterations of ``greedy`` (every
+legal placement scored, the default before) for one CPU-second; see docs/bots.md."""
+PLACEMENT_POLICY: PlacementPolicy = policy_placement
 
 
 PLIES: int | None = None
 """If set, a playout also stops after this many actions (and ``rewards`` estimates the rest)."""
 
 
-def play_out(state: GameState, rng: random.Random, *, until_round: int) -> None:
-    """Advance ``state`` with the policy until the game ends, round ``until_round`` is scored,
-    or ``PLIES`` actions were played."""
+def play_out(state: GameState, rng: random.Random, *, until_round: int, policy: PlacementPolicy | None = None) -> None:
+    """Advance ``state`` with the placement ``policy`` (``PLACEMENT_POLICY`` if None) until the
+    game ends, round ``until_round`` is scored, or ``PLIES`` actions were played."""
+    place = PLACEMENT_POLICY if policy is None else policy
     plies = 0
     while not state.is_finished and state.round <= until_round and (PLIES is None or plies < PLIES):
         plies += 1
         player = state.to_act
         assert player is not None
         if state.phase == PLACEMENT:
-            execute_trusted(state, player, PLACEMENT_POLICY(state, player, rng), rng)
+            execute_trusted(state, player, place(state, player, rng), rng)
         elif state.phase == SELECTION:
             execute_trusted(state, player, policy_selection(state), rng)
         else:  # pragma: no cover - advance never leaves another phase with a seat to act

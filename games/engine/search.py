@@ -29,7 +29,7 @@ from .actions import Action, SelectPieces, place_action
 from .commands import execute_trusted
 from .determinize import HiddenCards, sample_state
 from .greedy import balanced_selection, best_placements
-from .playout import leads, play_out, policy_placement, rewards
+from .playout import PLAYOUT_POLICIES, PlacementPolicy, leads, play_out, policy_placement, rewards
 from .rotation import CARD_INDEXES
 from .rules import Placement
 from .state import PLACEMENT, SELECTION, GameState
@@ -52,10 +52,14 @@ class Budget:
 
     iterations: int | None = None
     seconds: float | None = 1.0
+    playout: str = "sampled"
+    """The playouts' placement policy, a name in ``playout.PLAYOUT_POLICIES``."""
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None:
             raise ValueError("a search needs an iteration budget or a time limit")
+        if self.playout not in PLAYOUT_POLICIES:
+            raise ValueError(f"unknown playout policy {self.playout!r}; choose from {', '.join(PLAYOUT_POLICIES)}")
 
 
 Key = Placement | tuple[int, ...]
@@ -76,27 +80,71 @@ class Node:
         self.available = 0
 
 
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """A finished search: the root's moves (best first by the prior), its tree and its count."""
+
+    seat: int
+    root_moves: list[Key]
+    root: Node
+    iterations: int
+
+    def visits(self, key: Key) -> int:
+        return _visits(self.root, self.seat, key)
+
+    def value(self, key: Key) -> float | None:
+        """The mean reward of ``key``'s playouts for the seat, None if never tried."""
+        child = self.root.children.get((self.seat, key))
+        return child.reward / child.visits if child is not None and child.visits else None
+
+    def best(self) -> Key:
+        """The root move visited most often (the first in prior order on a tie)."""
+        return max(self.root_moves, key=self.visits)
+
+
 def choose(view: PlayerView, rng: random.Random, budget: Budget) -> Action:
     """The search's action for ``view.seat``, which is to act. Reads nothing but the view."""
+    result = search(view, rng, budget)
+    return action_of(view, result.best())
+
+
+def search(
+    view: PlayerView,
+    rng: random.Random,
+    budget: Budget,
+    *,
+    root_moves: Sequence[Key] | None = None,
+    to_game_end: bool = False,
+) -> SearchResult:
+    """Search ``view.seat``'s decision; reads nothing but the view. ``root_moves`` limits the
+    root to those moves (default: every sensible one, best first by the prior); with
+    ``to_game_end`` every playout runs to the end of the game, so a move's value is the
+    share of playouts its player won (the review's win chance) instead of the end-of-round
+    estimate, at more CPU an iteration."""
     seat = view.seat
     assert seat is not None
     assert view.to_act == seat
     search_rng = random.Random(rng.getrandbits(64))
     hidden = HiddenCards(view)
-    root_moves = _root_moves(view)
-    if len(root_moves) == 1:
-        return _action(view, seat, root_moves[0])
+    moves = list(root_moves) if root_moves is not None else _root_moves(view)
     root = Node(mover=seat)
-    baseline = leads(sample_state(view, hidden, search_rng))
+    if len(moves) == 1 and root_moves is None:
+        return SearchResult(seat, moves, root, 0)
+    # The deals come from a generator of their own: two searches of one view with the same
+    # seed then play their playouts on the same deals, whatever the trees do (the review
+    # compares moves so, with less noise than independent deals give).
+    deal_rng = random.Random(search_rng.getrandbits(64))
+    baseline = leads(sample_state(view, hidden, deal_rng))
+    policy = PLAYOUT_POLICIES[budget.playout]
+    until_round = view.options.rounds if to_game_end else view.round
     started = time.thread_time()
     iterations = 0
     while budget.iterations is None or iterations < budget.iterations:
         if budget.seconds is not None and iterations and time.thread_time() - started >= budget.seconds:
             break
         iterations += 1
-        _iterate(root, root_moves, sample_state(view, hidden, search_rng), view.round, baseline, search_rng)
-    best = max(root_moves, key=lambda key: _visits(root, seat, key))
-    return _action(view, seat, best)
+        _iterate(root, moves, sample_state(view, hidden, deal_rng), until_round, baseline, search_rng, policy)
+    return SearchResult(seat, moves, root, iterations)
 
 
 def _visits(node: Node, seat: int, key: Key) -> int:
@@ -111,6 +159,7 @@ def _iterate(
     until_round: int,
     baseline: list[float],
     rng: random.Random,
+    policy: PlacementPolicy,
 ) -> None:
     path: list[Node] = []
     node = root
@@ -127,7 +176,7 @@ def _iterate(
         node = child
         if expanded:
             break
-    play_out(state, rng, until_round=until_round)
+    play_out(state, rng, until_round=until_round, policy=policy)
     paid = rewards(state, baseline)
     root.visits += 1
     for child in path:
@@ -242,7 +291,10 @@ def selection_choices(reserve: Sequence[int], k: int) -> list[tuple[int, ...]]:
     return ordered[:SELECTION_CHOICES]
 
 
-def _action(view: PlayerView, seat: int, key: Key) -> Action:
+def action_of(view: PlayerView, key: Key) -> Action:
+    """The action of a root move ``key`` of ``view.seat``."""
+    seat = view.seat
+    assert seat is not None
     if isinstance(key, Placement):
         two_colours = len(view.colours[seat]) > 1
         return place_action(key.card, key.city, key.size, key.colour if two_colours else None)

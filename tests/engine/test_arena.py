@@ -10,7 +10,17 @@ from collections import Counter
 import pytest
 
 from games.engine import GameOptions
-from games.engine.arena import elo_difference, line_up, play_match, report, rotations, wilson
+from games.engine.arena import (
+    Outcome,
+    elo_difference,
+    line_up,
+    outcome_from_json,
+    outcome_json,
+    play_match,
+    report,
+    rotations,
+    wilson,
+)
 from tests.engine.test_simulator_and_records import run_cli
 
 
@@ -145,3 +155,29 @@ def test_cli_arena_without_a_search_bot_names_no_budget():
     assert lines[0] == "arena: 4 players, seats random,greedy,greedy,greedy, seed arena"
     assert lines[2].split()[:2] == ["random", "4"]
     assert lines[3].split()[:2] == ["greedy", "12"]
+
+
+def test_a_stopped_match_resumes_from_its_saved_games(tmp_path):
+    options = GameOptions(players=2)
+    saved: dict[str, Outcome] = {}
+    whole = play_match(options, ["greedy", "random"], 6, "resume", record=lambda key, o: saved.setdefault(key, o))
+    assert len(saved) == 6
+    part = dict(list(saved.items())[:4])  # as if stopped after four games
+    new: list[str] = []
+    resumed = play_match(options, ["greedy", "random"], 6, "resume", played=part, record=lambda key, o: new.append(key))
+    assert sorted(new) == sorted(set(saved) - set(part))  # only the games not yet played
+    assert report(resumed, 2) == report(whole, 2)
+    key, outcome = next(iter(saved.items()))
+    assert outcome_from_json(outcome_json(key, outcome)) == (key, outcome)
+
+
+def test_cli_arena_saves_each_game_and_resumes_with_an_estimate_of_the_time_left(tmp_path):
+    save = tmp_path / "match.jsonl"
+    args = ("arena", "--players", "2", "--bots", "easy,greedy", "--games", "4", "--seed", "r", "--save", str(save))
+    first = run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert len(save.read_text().splitlines()) == 4
+    assert "4/4 games" in first.stderr
+    again = run_cli(*args)
+    assert again.stdout == first.stdout  # the same table, from the file, with no game played again
+    assert len(save.read_text().splitlines()) == 4
