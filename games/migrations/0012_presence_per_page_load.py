@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0010_play_now_line"),
+        ("games", "0011_unlist_started_games"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
