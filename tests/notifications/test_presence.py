@@ -92,7 +92,7 @@ def test_a_reminder_written_before_the_player_came_is_not_sent_while_they_watch(
 
 
 def test_only_players_send_heartbeats(started_game, stranger):
-    assert beat(page_of(stranger), started_game) == 403
+    assert beat(page_of(stranger), started_game) == 404  # a private game: as if unknown
     assert not Presence.objects.exists()
 
 

@@ -192,14 +192,15 @@ def test_out_of_turn_action(api, bob, started_game):
 
 
 def test_action_by_a_stranger(api, stranger, started_game):
-    """A legal move for the seat to act, sent by someone who has no seat."""
+    """A legal move for the seat to act, sent by someone who has no seat: the game
+    is private, so the stranger hears what an unknown id would answer."""
     with unchanged(started_game):
         response = api(stranger).post(
             actions_url(started_game),
             {"action": a_legal_move(started_game), "expected_version": started_game.version},
             format="json",
         )
-        assert_problem(response, 403, "not_a_player")
+        assert_problem(response, 404, "game_not_found")
 
 
 def test_stale_version(api, alice, started_game):

@@ -11,7 +11,9 @@ played and finished. Who may see which game is written out here by hand
 * someone who may not see the game gets exactly the answer an unknown id gets
   (status, type and body, the id and key aside), whatever they ask;
 * someone who may see it never gets that answer to a GET (anonymous callers
-  of the API aside: it answers them 401 whatever the game).
+  aside where they must sign in first: the API answers them 401 and most pages
+  send them to sign in, whatever the game — an unknown or hidden game too, so
+  that a player following an email link while signed out reaches the sign-in).
 
 The streams are async views served only under ASGI; they are crawled the same
 way in ``test_visibility_streams.py``.
@@ -204,6 +206,8 @@ def test_nobody_learns_of_a_game_they_may_not_see(kind, callers):
                     same = answer == baseline[(route, method)]
                     if sees and answer[0] == 401:
                         continue  # the API is for signed-in callers: anonymous is 401 whatever the game
+                    if sees and answer[0] == 302 and answer[2].startswith("/accounts/login/"):
+                        continue  # so are most pages: anonymous is sent to sign in whatever the game
                     if same == sees:
                         what = "was told it is not there" if sees else "could tell it exists"
                         leaks.append(f"{identity} {method.upper()} {route.name} ({kind}, {state}) {what}: {answer[:3]}")
