@@ -113,8 +113,10 @@ class Caller:
     def __init__(self, user: User | None, *, with_key: bool = False) -> None:
         self.user, self.with_key = user, with_key
         self.api, self.pages = Client(), Client()
+        self.headers: dict[str, str] = {}
         if user is not None:
             raw = create_api_token(user=user, name="crawler").raw
+            self.headers = {"Authorization": f"Bearer {raw}"}
             self.api = Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
             self.pages.force_login(user)
 
