@@ -92,11 +92,15 @@ def test_a_reminder_written_before_the_player_came_is_not_sent_while_they_watch(
 
 
 def test_only_players_send_heartbeats(started_game, stranger):
+    assert beat(page_of(stranger), started_game) == 404  # a private game is not there for a stranger
+    Game.objects.filter(pk=started_game.pk).update(public=True)
     assert beat(page_of(stranger), started_game) == 403
     assert not Presence.objects.exists()
 
 
 def test_the_heartbeat_needs_a_signed_in_post(client, started_game, bob):
+    assert client.post(f"/games/{started_game.public_id}/presence/").status_code == 404  # private: not there
+    Game.objects.filter(pk=started_game.pk).update(public=True)
     assert client.post(f"/games/{started_game.public_id}/presence/").status_code == 302  # to sign in
     client.force_login(bob)
     assert client.get(f"/games/{started_game.public_id}/presence/").status_code == 405
