@@ -95,7 +95,11 @@ def load(public_id: Any, *, lock: bool = False, upto: int | None = None, fold: b
     games = with_seats(Game.objects.all())
     if lock:
         games = games.select_for_update(of=("self",)).select_related("secret")
-    game = _get(games, public_id)
+    return loaded(_get(games, public_id), upto=upto, fold=fold)
+
+
+def loaded(game: Game, *, upto: int | None = None, fold: bool = True) -> LoadedGame:
+    """``load`` for a game already read with its seats (``get``): its state after event ``upto``."""
     seats = list(game.seats.all())
     version = game.version if upto is None else min(upto, game.version)
     if not fold or version < 1:
