@@ -186,17 +186,24 @@ def callers(make_user: Any) -> dict[str, Caller]:
 # --- the crawl --------------------------------------------------------------------------------
 
 
+UNKNOWN = str(uuid.uuid4())
+# What each identity is answered about the unknown id, route by route (normalised, so
+# the same in every test of this process).
+_BASELINES: dict[str, dict[tuple[Route, str], tuple[Any, ...]]] = {}
+
+
 def crawl(kind: str, callers: dict[str, Caller]) -> tuple[list[str], int]:
     """Every game route and method, by every identity, for the three games of
     ``kind``: what went wrong, and how many requests were made."""
     alice, bob = User.objects.get(email="alice@example.com"), User.objects.get(email="bob@example.com")
     games = {state: make_game(kind, state, alice, bob) for state in STATES}
-    unknown = str(uuid.uuid4())
     leaks: list[str] = []
     asked = 0
     for identity, caller in callers.items():
-        baseline = {(r, m): caller.ask(r, m, unknown) for r in ROUTES for m in r.methods}
-        asked += len(baseline)
+        if identity not in _BASELINES:  # the same for every kind: asked once per process
+            _BASELINES[identity] = {(r, m): caller.ask(r, m, UNKNOWN) for r in ROUTES for m in r.methods}
+            asked += len(_BASELINES[identity])
+        baseline = _BASELINES[identity]
         for state, game in games.items():
             game_id = str(game.public_id)
             sees = expected(kind, state, identity)
@@ -217,7 +224,7 @@ def crawl(kind: str, callers: dict[str, Caller]) -> tuple[list[str], int]:
 def test_nobody_learns_of_a_game_they_may_not_see(kind, callers):
     leaks, asked = crawl(kind, callers)
     assert not leaks, "\n".join(leaks[:40])
-    assert asked > 300
+    assert asked > 200
 
 
 def test_the_crawler_sees_a_leak(callers, monkeypatch):
