@@ -60,10 +60,13 @@ def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
 
 
 def games_of(user: User) -> QuerySet[Game]:
-    """The games ``user`` plays in, created, or is invited to, with their seats."""
-    mine = Game.objects.filter(
-        Q(seats__user=user) | Q(creator=user) | Q(seats__invited_email__iexact=user.email)
-    ).distinct()
+    """The games ``user`` plays in, and those still waiting that they created
+    or are invited to, with their seats: the games ``user`` may see as their
+    own (``games.services.visibility``; a creator without a seat, or an
+    invitation turned down, sees no more of the game once it is dealt)."""
+    waiting = Q(status=Game.Status.LOBBY)
+    invited = Q(seats__invited_email__iexact=user.email, seats__user__isnull=True)
+    mine = Game.objects.filter(Q(seats__user=user) | (waiting & (Q(creator=user) | invited))).distinct()
     return with_seats(mine)
 
 
@@ -92,7 +95,11 @@ def load(public_id: Any, *, lock: bool = False, upto: int | None = None, fold: b
     games = with_seats(Game.objects.all())
     if lock:
         games = games.select_for_update(of=("self",)).select_related("secret")
-    game = _get(games, public_id)
+    return loaded(_get(games, public_id), upto=upto, fold=fold)
+
+
+def loaded(game: Game, *, upto: int | None = None, fold: bool = True) -> LoadedGame:
+    """``load`` for a game already read with its seats (``get``): its state after event ``upto``."""
     seats = list(game.seats.all())
     version = game.version if upto is None else min(upto, game.version)
     if not fold or version < 1:

@@ -15,6 +15,7 @@ from accounts.models import User
 from accounts.signals import address_confirmed, sign_in_link_requested
 from games import engine, store
 from games.models import Game, Seat
+from games.services import visibility
 from games.signals import events_appended, lobby_changed, player_returned
 
 from . import bounces, outbox, reminders
@@ -76,7 +77,7 @@ def write_game_emails(
     absent = to_act in humans and humans[to_act].absent_since is not None  # the bot plays their turns
     if to_act is not None and to_act != acting_seat and to_act in humans and not started and not absent:
         rows.append(_email(Kind.YOUR_TURN, humans[to_act], last_seq, {"seq": last_seq}))
-    outbox.write(rows)
+    outbox.write([row for row in rows if visibility.may_see(loaded.game, row.user)])  # the one rule, asked here too
     reminders.start_turn(loaded, now)
 
 

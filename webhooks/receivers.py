@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from games import engine, store
 from games.models import Game, Seat
+from games.services import visibility
 from games.signals import events_appended, lobby_changed
 
 from . import delivery, payloads
@@ -44,7 +45,9 @@ def queue_game_deliveries(
         return
     rows: list[Delivery] = []
     made: dict[int, list[payloads.WebhookEvent]] = {}
-    for endpoint in Endpoint.objects.filter(owner_id__in=seats, enabled=True):
+    for endpoint in Endpoint.objects.filter(owner_id__in=seats, enabled=True).select_related("owner"):
+        if not visibility.may_see(loaded.game, endpoint.owner):  # the one rule, asked here too
+            continue
         seat = seats[endpoint.owner_id]
         if seat not in made:
             made[seat] = payloads.game_events(
@@ -66,6 +69,8 @@ def queue_invitations(sender: Any, *, game: Game, seats: list[Seat], change: str
     rows: list[Delivery] = []
     endpoints = Endpoint.objects.filter(owner__email__in=list(invited), enabled=True).select_related("owner")
     for endpoint in endpoints:
+        if not visibility.may_see(game, endpoint.owner):
+            continue
         seat = invited[endpoint.owner.email.lower()]
         rows += _rows(endpoint, [payloads.invitation(game, seat, game.creator.public_name, now)])
     delivery.queue(rows)

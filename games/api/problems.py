@@ -22,6 +22,8 @@ from games.engine import NotationError, RuleError
 from games.errors import GameError, from_rule_error
 from manhattan_site.strict_input import InputRefused
 
+from .permissions import hidden_refusal
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # What each service code means to HTTP; a code not listed is a refusal of
@@ -107,6 +109,7 @@ def problem_response(
 
 
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    exc = hidden_refusal(exc, context)  # a stranger's refusal about a private game: the unknown id's 404
     if isinstance(exc, RuleError):
         exc = from_rule_error(exc)
     if isinstance(exc, NotationError):

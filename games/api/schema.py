@@ -107,6 +107,8 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
         seats.update(minItems=2, maxItems=4)
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
+            if "{game_id}" in path:
+                _accept_watch_key(operation)
             responses = operation.setdefault("responses", {})
             for status in _generic_statuses(path, method, operation):
                 responses.setdefault(status, {"description": _GENERIC[status]})
@@ -116,6 +118,23 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
     _drop_unreferenced(schemas, result)
     _refuse_unknown_request_fields(schemas)
     return result
+
+
+WATCH_KEY = {
+    "name": "key",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "A private game's watch key (from its watch link): lets its holder see the game.",
+}
+
+
+def _accept_watch_key(operation: dict[str, Any]) -> None:
+    """Every route of a game asks the visibility rule, which accepts the watch key
+    (games.api.permissions.SeesTheGame)."""
+    parameters = operation.setdefault("parameters", [])
+    if not any(p.get("name") == "key" and p.get("in") == "query" for p in parameters):
+        parameters.append(WATCH_KEY)
 
 
 def _refuse_unknown_request_fields(schemas: dict[str, Any]) -> None:

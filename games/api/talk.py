@@ -22,6 +22,8 @@ from games.talk import services as talk
 from games.talk.models import MAX_LENGTH, TableMessage
 from manhattan_site.strict_input import StrictSerializer
 
+from .permissions import seen_game
+
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
 
@@ -82,7 +84,8 @@ class MessagesView(APIView):
         after = request.query_params.get("after", "0")
         if not (after.isascii() and after.isdigit() and len(after) < 13):
             raise GameError("bad_after", "'after' must be a whole number.")
-        return Response({"messages": messages_of(store.load(game_id, fold=False), request, int(after))})
+        loaded = store.loaded(seen_game(request, game_id), fold=False)
+        return Response({"messages": messages_of(loaded, request, int(after))})
 
     @extend_schema(
         operation_id="post_message",

@@ -31,6 +31,7 @@ from . import idempotency, talk
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
 from .events import visible_events
 from .examples import ACTION_EXAMPLES, CREATE_EXAMPLES, LEGAL_ACTIONS_EXAMPLE
+from .permissions import seen_game
 from .serializers import (
     ActionRequestSerializer,
     ActionResultSerializer,
@@ -140,7 +141,7 @@ class GameDetailView(APIView):
         operation_id="game_get", summary="A game as I see it", responses={200: GameSerializer, 304: None, 404: PROBLEM}
     )
     def get(self, request: Request, game_id: str) -> Response:
-        loaded = store.load(game_id)  # SeesTheGame has let the caller see it
+        loaded = store.loaded(seen_game(request, game_id))
         etag = _etag(loaded.game)
         if request.headers.get("If-None-Match") == etag:
             return Response(
@@ -196,7 +197,7 @@ class LegalActionsView(APIView):
     def get(self, request: Request, game_id: str) -> Response:
         # The state is folded up to the version read with the game: the state
         # and the version answered agree.
-        loaded = store.load(game_id)
+        loaded = store.loaded(seen_game(request, game_id))
         seat = loaded.seat_of(request_user(request))
         if seat is None:
             raise GameError("not_a_player", "You have no seat in this game.")
@@ -326,7 +327,7 @@ class EventsView(APIView):
         responses={200: EventsSerializer, 400: PROBLEM, 404: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        loaded = store.load(game_id, fold=False)
+        loaded = store.loaded(seen_game(request, game_id), fold=False)
         after_raw = request.query_params.get("after", "0")
         if not _is_small_number(after_raw):
             raise GameError("bad_after", "'after' must be a whole number.")
@@ -346,7 +347,7 @@ class StateAtView(APIView):
         responses={200: StateAtSerializer, 404: PROBLEM},
     )
     def get(self, request: Request, game_id: str, n: int) -> Response:
-        loaded = store.load(game_id, upto=n)
+        loaded = store.loaded(seen_game(request, game_id), upto=n)
         version = loaded.game.version
         if not 1 <= n <= version or loaded.state is None:
             raise GameError("no_such_event", f"Event {n} does not exist; the game is at version {version}.")
@@ -362,7 +363,7 @@ class RecordView(APIView):
         responses={200: RecordSerializer, 409: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = store.get(game_id)
+        game = seen_game(request, game_id)
         if game.status != Game.Status.FINISHED:
             raise GameError("game_not_finished", "A record is made only once the game is finished.")
         return Response(engine.game_record(store.event_payloads(game)))

@@ -26,8 +26,8 @@ def page_of(user) -> Client:
     return client
 
 
-def beat(client: Client, game: Game, state: str = "visible", page: str = "") -> int:
-    return client.post(f"/games/{game.public_id}/presence/", {"state": state, "page": page}).status_code
+def beat(client: Client, game: Game, state: str = "visible") -> int:
+    return client.post(f"/games/{game.public_id}/presence/", {"state": state}).status_code
 
 
 def turn_emails(game: Game, user) -> list[Notification]:
@@ -92,11 +92,15 @@ def test_a_reminder_written_before_the_player_came_is_not_sent_while_they_watch(
 
 
 def test_only_players_send_heartbeats(started_game, stranger):
-    assert beat(page_of(stranger), started_game) == 404  # a private game: as if unknown
+    assert beat(page_of(stranger), started_game) == 404  # a private game is not there for a stranger
+    Game.objects.filter(pk=started_game.pk).update(public=True)
+    assert beat(page_of(stranger), started_game) == 403
     assert not Presence.objects.exists()
 
 
 def test_the_heartbeat_needs_a_signed_in_post(client, started_game, bob):
+    assert client.post(f"/games/{started_game.public_id}/presence/").status_code == 404  # private: not there
+    Game.objects.filter(pk=started_game.pk).update(public=True)
     assert client.post(f"/games/{started_game.public_id}/presence/").status_code == 302  # to sign in
     client.force_login(bob)
     assert client.get(f"/games/{started_game.public_id}/presence/").status_code == 405
@@ -118,37 +122,3 @@ def test_served_by_asgi_the_page_names_its_stream(started_game, bob):
     client.force_login(bob)
     page = async_to_sync(client.get)(f"/games/{started_game.public_id}/")
     assert f'data-stream="/api/v1/games/{started_game.public_id}/stream"' in page.content.decode()
-
-
-def test_a_reloaded_page_s_late_goodbye_leaves_the_new_page_s_presence(started_game, alice, bob):
-    """A reload: the new page says "here" before the old page's "left" is handled."""
-    bobs_browser = page_of(bob)
-    assert beat(bobs_browser, started_game, page="old-page-1") == 204
-    assert beat(bobs_browser, started_game, page="new-page-2") == 204
-    assert beat(bobs_browser, started_game, "hidden", page="old-page-1") == 204  # late
-    assert list(Presence.objects.filter(user=bob).values_list("page", flat=True)) == ["new-page-2"]
-    play_to_turn_of(started_game, bob)
-    assert turn_emails(started_game, bob) == []
-
-    assert beat(bobs_browser, started_game, "hidden", page="new-page-2") == 204  # the last page goes
-    act(started_game, greedy_move(started_game))
-    play_to_turn_of(started_game, bob)
-    assert len(turn_emails(started_game, bob)) == 1
-
-
-def test_a_second_tab_closing_leaves_the_first_one_present(started_game, bob):
-    desk, phone = page_of(bob), page_of(bob)
-    assert beat(desk, started_game, page="desk") == 204
-    assert beat(phone, started_game, page="phone") == 204
-    assert beat(phone, started_game, "hidden", page="phone") == 204
-    play_to_turn_of(started_game, bob)
-    assert turn_emails(started_game, bob) == []
-
-
-@pytest.mark.parametrize("page", ["a" * 65, "no spaces", "<script>"])
-def test_a_malformed_page_id_is_a_problem_not_a_row(started_game, bob, page):
-    response = page_of(bob).post(f"/games/{started_game.public_id}/presence/", {"state": "visible", "page": page})
-    assert response.status_code == 400
-    assert response["Content-Type"].startswith("application/problem+json")
-    assert response.json()["code"] == "bad_page_id"
-    assert not Presence.objects.exists()

@@ -192,15 +192,15 @@ def test_out_of_turn_action(api, bob, started_game):
 
 
 def test_action_by_a_stranger(api, stranger, started_game):
-    """A legal move for the seat to act, sent by someone who has no seat: the game
-    is private, so the stranger hears what an unknown id would answer."""
+    """A legal move for the seat to act, sent by someone who has no seat: a
+    private game is not there for them; a public one refuses them."""
+    body = {"action": a_legal_move(started_game), "expected_version": started_game.version}
     with unchanged(started_game):
-        response = api(stranger).post(
-            actions_url(started_game),
-            {"action": a_legal_move(started_game), "expected_version": started_game.version},
-            format="json",
-        )
+        response = api(stranger).post(actions_url(started_game), body, format="json")
         assert_problem(response, 404, "game_not_found")
+        Game.objects.filter(pk=started_game.pk).update(public=True)
+        response = api(stranger).post(actions_url(started_game), body, format="json")
+        assert_problem(response, 403, "not_a_player")
 
 
 def test_stale_version(api, alice, started_game):

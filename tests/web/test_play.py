@@ -234,15 +234,16 @@ def test_a_move_out_of_turn_is_refused(placing_game, bob, browser):
 
 
 def test_a_stranger_cannot_move(placing_game, stranger, browser):
-    """The game is private: a stranger is told what an unknown id is told."""
-    response = browser(stranger).post(
-        play_url(placing_game), {"intent": "place", "version": placing_game.version, "notation": "1 1 1"}
-    )
-    assert response.status_code == 404
-    assert "You have no seat in this game." not in response.content.decode()
+    move = {"intent": "place", "version": placing_game.version, "notation": "1 1 1"}
+    assert browser(stranger).post(play_url(placing_game), move).status_code == 404  # a private game: not there
+    Game.objects.filter(pk=placing_game.pk).update(public=True)
+    response = browser(stranger).post(play_url(placing_game), move)
+    assert response.status_code == 403
+    assert "You have no seat in this game." in response.content.decode()
 
 
 def test_moves_need_sign_in(placing_game):
+    Game.objects.filter(pk=placing_game.pk).update(public=True)  # private: 404 for anyone signed out
     response = Client().post(play_url(placing_game), {"intent": "place", "version": placing_game.version})
     assert response.status_code == 302
     assert "/accounts/login/" in response["Location"]
