@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.core import mail
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games import services as games
@@ -175,7 +176,7 @@ def test_a_connection_dropped_after_the_server_took_the_email_sends_it_once(
     turn = outbox.enqueue(kind=Kind.YOUR_TURN, key="drop-test", email=bob.email, user=bob, game=started_game, seat=1)
     assert turn is not None
     original_send = EmailBackend.send_messages
-    original_update = outbox.QuerySet.update
+    original_update = QuerySet.update
     marks = {"tried": 0}
     Notification.objects.exclude(pk=turn.pk).update(status=Notification.Status.SKIPPED)  # only this one is due
 
@@ -194,7 +195,7 @@ def test_a_connection_dropped_after_the_server_took_the_email_sends_it_once(
         return original_update(self, **values)
 
     monkeypatch.setattr(EmailBackend, "send_messages", accept_then_drop)
-    monkeypatch.setattr(outbox.QuerySet, "update", update_counting)
+    monkeypatch.setattr(QuerySet, "update", update_counting)
 
     if drops == 1:
         assert outbox.deliver(turn.pk) is True
@@ -203,7 +204,7 @@ def test_a_connection_dropped_after_the_server_took_the_email_sends_it_once(
             outbox.deliver(turn.pk)
         connection.close()
     monkeypatch.setattr(EmailBackend, "send_messages", original_send)
-    monkeypatch.setattr(outbox.QuerySet, "update", original_update)
+    monkeypatch.setattr(QuerySet, "update", original_update)
 
     turn.refresh_from_db()
     assert len(mail.outbox) == 1
