@@ -16,6 +16,7 @@ is at.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -177,9 +178,10 @@ def append(
     seat: int | None,
     actor: User | None,
     cause: str,
-) -> None:
+) -> datetime:
     """Append ``events`` (which led to ``state``) after the game's last one,
-    bring the game's denormalised fields in step, and announce them.
+    bring the game's denormalised fields in step, and announce them; the
+    events' time (their ``created``) is returned.
 
     Runs inside the caller's transaction with the game row locked (``load(lock=True)``);
     the unique (game, seq) constraint is the last guard against a second writer.
@@ -211,3 +213,4 @@ def append(
         sender=Game, loaded=loaded, events=events, first_seq=first, acting_seat=seat, cause=cause, now=now
     )
     _remember_on_commit(game, state)
+    return now

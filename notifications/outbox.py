@@ -17,7 +17,7 @@ from typing import Any
 from celery import current_app
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -194,8 +194,30 @@ def deliver(notification_id: int) -> bool:
         if isinstance(error, SoftTimeLimitExceeded):
             raise  # the task is out of time: the rest of its batch is left to the sweep
         return False
-    mine.update(status=Notification.Status.SENT, sent=timezone.now(), attempts=F("attempts") + 1, claimed_until=None)
+    _mark_sent(mine, lease)
     return True
+
+
+def _mark_sent(mine: QuerySet[Notification], lease: datetime) -> None:
+    """Record that the server took the email. A connection dropped between the
+    server's acceptance and this UPDATE would leave the row pending, and the
+    sweep would send it again once the lease ran out; so the UPDATE is tried
+    once more on a fresh connection while the lease is still this worker's
+    (the UPDATE is conditional on it, so it can never mark another's claim)."""
+
+    def update() -> None:
+        mine.update(
+            status=Notification.Status.SENT, sent=timezone.now(), attempts=F("attempts") + 1, claimed_until=None
+        )
+
+    try:
+        update()
+    except (OperationalError, InterfaceError):
+        if timezone.now() >= lease or connection.in_atomic_block:
+            raise  # the claim is no longer surely ours (or a caller's transaction is lost): the sweep decides
+        logger.warning("marking a sent email failed on a dropped connection; trying once more", exc_info=True)
+        connection.close()  # the next query opens a fresh connection
+        update()
 
 
 def _record_failure(notification: Notification, mine: QuerySet[Notification], error: Exception) -> None:

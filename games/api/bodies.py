@@ -204,11 +204,13 @@ class RecordSerializer(serializers.Serializer[Any]):
     winners = serializers.ListField(child=serializers.IntegerField())
 
 
-def passthrough(document: type[serializers.Serializer[Any]], **kwargs: Any) -> serializers.Field[Any, Any, Any, Any]:
+def passthrough(
+    document: type[serializers.Serializer[Any]], *, many: bool = False, **kwargs: Any
+) -> serializers.Field[Any, Any, Any, Any]:
     """A field that puts a value built by the engine into the response as it
-    is, documented in the schema by ``document``."""
+    is, documented in the schema by ``document`` (a list of them if ``many``)."""
 
-    @extend_schema_field(document)
+    @extend_schema_field(document(many=True) if many else document)
     class Passthrough(serializers.Field[Any, Any, Any, Any]):
         def to_representation(self, value: Any) -> Any:
             return value

@@ -17,6 +17,8 @@ from typing import Any
 
 from games.engine.bots import BOTS
 
+from .schema_types import document_types
+
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 PROBLEM_SCHEMA: dict[str, Any] = {
@@ -98,6 +100,7 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
     errors any operation can answer listed where they apply."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["Problem"] = PROBLEM_SCHEMA
+    document_types(result)
     for name in ("SeatSpec", "SeatSpecRequest"):
         if name in schemas:
             schemas[name] = SEAT_SPEC_SCHEMA

@@ -15,7 +15,7 @@ from games.engine.bots import BOTS
 from games.models import Game, Seat
 from manhattan_site.strict_input import StrictIntegerField, StrictSerializer
 
-from .bodies import EventSerializer, OptionsSerializer, PlayerViewSerializer, passthrough
+from .bodies import LoggedEventSerializer, OptionsSerializer, PlayerViewSerializer, passthrough
 
 
 class SeatSpecSerializer(StrictSerializer):
@@ -202,5 +202,5 @@ class ActionResultSerializer(serializers.Serializer[Any]):
     (as the caller may see them) and the game after it."""
 
     version = serializers.IntegerField()
-    events = EventSerializer(many=True)
+    events = passthrough(LoggedEventSerializer, many=True, help_text="The events it made, as GET …/events gives them.")
     game = GameSerializer()

@@ -16,6 +16,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
+from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
@@ -29,7 +30,7 @@ from games.services import open_games, play
 
 from . import idempotency, talk
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
-from .events import visible_events
+from .events import as_seen_by, visible_events
 from .examples import ACTION_EXAMPLES, CREATE_EXAMPLES, LEGAL_ACTIONS_EXAMPLE
 from .permissions import seen_game
 from .serializers import (
@@ -293,7 +294,12 @@ class ActionsView(APIView):
 
         def act() -> tuple[Game, dict[str, Any]]:
             result = play.submit_action(game_id=game_id, user=user, action=action, expected_version=version)
-            body = {"version": result.game.version, "events": engine.redact_events(result.events, result.seat)}
+            # The events as /events gives them (seq, created, the redacted body), from what
+            # the move stored: no second read of the log.
+            first = result.game.version - len(result.events) + 1
+            created = JSONEncoder().default(result.created)  # as the renderer writes it (and storable)
+            rows = [{"seq": first + i, "created": created, "payload": e} for i, e in enumerate(result.events)]
+            body = {"version": result.game.version, "events": as_seen_by(result.loaded, user, rows)}
             answer = ActionResultSerializer({**body, "game": result.game}, context=_context(result.loaded, request))
             return result.game, dict(answer.data)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -37,6 +38,8 @@ class ActionResult:
     loaded: store.LoadedGame
     seat: int
     events: list[engine.Event]
+    created: datetime
+    """When the events were stored (their ``created`` in the log)."""
 
     @property
     def game(self) -> Game:
@@ -93,8 +96,8 @@ def submit_action(*, game_id: Any, user: User, action: Action, expected_version:
         if seat.absent_since is not None:  # a move of their own: the player is back
             seat.absent_since = None
             seat.save(update_fields=["absent_since"])
-        store.append(loaded, state, events, seat=seat.index, actor=user, cause="move")
-        return ActionResult(loaded=loaded, seat=seat.index, events=events)
+        created = store.append(loaded, state, events, seat=seat.index, actor=user, cause="move")
+        return ActionResult(loaded=loaded, seat=seat.index, events=events, created=created)
 
 
 def come_back(*, game_id: Any, user: User) -> bool:
@@ -165,8 +168,8 @@ def _store(decision: BotDecision, cause: str, *, mark_absent: bool = False) -> A
             assert absent is not None
             absent.absent_since = timezone.now()
             absent.save(update_fields=["absent_since"])
-        store.append(locked, state, events, seat=seat, actor=None, cause=cause)
-        return ActionResult(loaded=locked, seat=seat, events=events)
+        created = store.append(locked, state, events, seat=seat, actor=None, cause=cause)
+        return ActionResult(loaded=locked, seat=seat, events=events, created=created)
 
 
 def _decide_then_store(game_id: Any, seat: int, kind: str, cause: str) -> ActionResult | None:

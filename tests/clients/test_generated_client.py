@@ -98,6 +98,11 @@ def test_a_generated_client_plays_a_whole_game_against_the_greedy_bot(game_serve
         answer = game_act.sync(game_id, client=client, body=request)
         assert isinstance(answer, models.ActionResult), answer
         assert answer.version > legal.version
+        # Typed events, one class per type (not a dict of additional properties).
+        mine = answer.events[0]
+        assert isinstance(mine, (models.PiecesSelectedEvent, models.PiecePlacedEvent)), mine
+        assert mine.seq == legal.version + 1
+        assert not mine.additional_properties, mine.additional_properties
         moves += 1
 
     assert moves >= 12
@@ -106,9 +111,21 @@ def test_a_generated_client_plays_a_whole_game_against_the_greedy_bot(game_serve
     events = game_events.sync(game_id, client=client)
     assert events.version == game.version
     assert [event.seq for event in events.events] == list(range(1, game.version + 1))
+    created_event = events.events[0]
+    assert isinstance(created_event, models.GameCreatedEvent), created_event
+    assert created_event.hand_sizes == [len(hand) for hand in created_event.hands if hand is not None] * 2
+    kinds = {type(event).__name__ for event in events.events}
+    assert {"PiecesSelectedEvent", "PiecePlacedEvent", "RoundScoredEvent", "GameFinishedEvent"} <= kinds
+    assert all(not event.additional_properties for event in events.events)
     record = game_record.sync(game_id, client=client)
     assert isinstance(record, models.Record), record
     assert len(record.player_totals) == 2
+    assert isinstance(record.options, models.RecordOptions)
+    first_round = record.rounds[0]
+    assert isinstance(first_round, models.RecordRound)
+    assert isinstance(first_round.turns[0], models.RecordTurn)
+    assert isinstance(first_round.turns[0].card, int)
+    assert not first_round.turns[0].additional_properties
 
 
 def test_a_refusal_is_a_typed_problem(game_server, generated):
@@ -120,4 +137,6 @@ def test_a_refusal_is_a_typed_problem(game_server, generated):
     assert answer.status_code == 400
     assert isinstance(answer.parsed, models.Problem)
     assert answer.parsed.code == "invalid"
+    assert isinstance(answer.parsed.errors, models.ProblemErrors)  # typed, not a bare dict
+    assert "seats" in answer.parsed.errors.additional_properties
     assert "RateLimit" in answer.headers

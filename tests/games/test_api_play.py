@@ -73,6 +73,10 @@ def test_a_human_plays_a_whole_game_against_bots(alice, client_for, bot_game):
             action = f"card {first['card']} city {option['city']} size {option['size']}"
         response = act(client, bot_game, action, version=legal["version"])
         assert response.status_code == 200, response.content
+        # The answer carries the events it made as /events gives them: whole, redacted alike.
+        logged = client.get(f"/api/v1/games/{bot_game.public_id}/events", {"after": legal["version"]}).json()
+        assert response.json()["events"] == logged["events"][: len(response.json()["events"])]
+        assert response.json()["events"][0]["seq"] == legal["version"] + 1
     assert bot_game.status == Game.Status.FINISHED
     record = client.get(f"/api/v1/games/{bot_game.public_id}/record")
     assert record.status_code == 200
@@ -103,3 +107,24 @@ def test_a_bad_reminder_policy_is_refused(alice, client_for):
     )
     assert created.status_code == 400
     assert created.json()["code"] == "invalid"
+
+
+def test_the_answer_of_an_action_carries_whole_events_also_when_replayed(alice, client_for, bot_game):
+    client = client_for(alice)
+    legal = client.get(f"/api/v1/games/{bot_game.public_id}/legal-actions").json()
+    reserve = legal["selection"]["reserve"]
+    pieces = [int(s) for s, n in reserve.items() for _ in range(n)][: legal["selection"]["count"]]
+    body = {"action": {"type": "select", "pieces": pieces}, "expected_version": legal["version"]}
+    url = f"/api/v1/games/{bot_game.public_id}/actions"
+
+    first = client.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    again = client.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+
+    assert first.status_code == 200, first.content
+    events = first.json()["events"]
+    assert events[0]["type"] == "pieces_selected"
+    assert events[0]["pieces"]  # the body, not only its type (issue 20)
+    assert {"seq", "created", "v", "player"} <= set(events[0])
+    logged = client.get(f"/api/v1/games/{bot_game.public_id}/events", {"after": legal["version"]}).json()["events"]
+    assert events == logged[: len(events)]
+    assert again.json() == first.json()

@@ -207,3 +207,37 @@ def test_the_event_streams_are_in_the_schema(schema: dict[str, Any]) -> None:
         assert "Last-Event-ID" in [p["name"] for p in operation["parameters"]]
         assert {"401", "403", "429", "503"} <= set(operation["responses"])
     assert [p["name"] for p in game["parameters"] if p["in"] == "query"] == ["after"]
+
+
+def test_every_operation_that_needs_a_scope_lists_its_insufficient_scope(schema: dict[str, Any]) -> None:
+    scoped = [
+        (path, method, operation)
+        for path, method, operation in operations(schema)
+        if any(scopes for requirement in operation.get("security", []) for scopes in requirement.values())
+    ]
+    assert len(scoped) >= 30
+    for path, method, operation in scoped:
+        refusal = operation["responses"].get("403")
+        assert refusal is not None, (method, path)
+        assert "insufficient_scope" in refusal["description"], (method, path)
+        assert refusal["content"]["application/problem+json"]
+
+
+def test_if_none_match_is_declared_wherever_304_is_answered(schema: dict[str, Any]) -> None:
+    conditional = [(p, m, o) for p, m, o in operations(schema) if "304" in o["responses"]]
+    assert conditional
+    for path, method, operation in conditional:
+        headers = {p["name"] for p in operation.get("parameters", []) if p["in"] == "header"}
+        assert "If-None-Match" in headers, (method, path)
+
+
+def test_each_event_type_has_its_own_schema(schema: dict[str, Any]) -> None:
+    from games.engine.events import EVENT_TYPES
+
+    logged = schema["components"]["schemas"]["LoggedEvent"]
+    assert logged["discriminator"]["propertyName"] == "type"
+    assert set(logged["discriminator"]["mapping"]) == set(EVENT_TYPES)
+    for kind, ref in logged["discriminator"]["mapping"].items():
+        variant = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+        assert variant["properties"]["type"]["enum"] == [kind]
+        assert {"seq", "created", "v"} <= set(variant["required"])

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.core import mail
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games import services as games
@@ -158,3 +159,62 @@ def test_a_batch_of_emails_is_one_statement_and_written_once(
         record()
     assert Notification.objects.filter(key__contains=":5").count() == 4
     assert all(n.status == Notification.Status.PENDING for n in Notification.objects.filter(key__contains=":5"))
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("drops", [1, 2])
+def test_a_connection_dropped_after_the_server_took_the_email_sends_it_once(
+    alice, bob, started_game, monkeypatch, drops
+):
+    """The server accepts, then the database connection drops before the row is marked
+    sent: the mark is retried once on a fresh connection, so the sweep never sends
+    the email again. Dropped twice, the row stays claimed until the lease runs out."""
+    from django.core.mail.backends.locmem import EmailBackend
+    from django.db import OperationalError, connection
+
+    turn = outbox.enqueue(kind=Kind.YOUR_TURN, key="drop-test", email=bob.email, user=bob, game=started_game, seat=1)
+    assert turn is not None
+    original_send = EmailBackend.send_messages
+    original_update = QuerySet.update
+    marks = {"tried": 0}
+    Notification.objects.exclude(pk=turn.pk).update(status=Notification.Status.SKIPPED)  # only this one is due
+
+    def accept_then_drop(self: Any, messages: Any) -> int:
+        sent = original_send(self, messages)
+        connection.ensure_connection()
+        connection.connection.close()  # the socket goes, as when PostgreSQL restarts
+        return sent
+
+    def update_counting(self: Any, **values: Any) -> int:
+        if values.get("status") == Notification.Status.SENT:
+            marks["tried"] += 1
+            if drops == 2 and marks["tried"] == 2:
+                connection.ensure_connection()
+                connection.connection.close()  # the fresh connection drops too
+        return original_update(self, **values)
+
+    monkeypatch.setattr(EmailBackend, "send_messages", accept_then_drop)
+    monkeypatch.setattr(QuerySet, "update", update_counting)
+
+    if drops == 1:
+        assert outbox.deliver(turn.pk) is True
+    else:
+        with pytest.raises(OperationalError):
+            outbox.deliver(turn.pk)
+        connection.close()
+    monkeypatch.setattr(EmailBackend, "send_messages", original_send)
+    monkeypatch.setattr(QuerySet, "update", original_update)
+
+    turn.refresh_from_db()
+    assert len(mail.outbox) == 1
+    if drops == 1:
+        assert turn.status == Notification.Status.SENT
+        assert turn.claimed_until is None
+        assert outbox.sweep_outbox(now=timezone.now() + outbox.LEASE * 2) == 0
+        assert len(mail.outbox) == 1
+    else:
+        assert turn.status == Notification.Status.PENDING
+        assert turn.claimed_until is not None  # the sweep sends it again only after the lease
+        assert outbox.sweep_outbox() == 0
+    assert marks["tried"] == 2  # once, and once more: never a third time
