@@ -18,12 +18,18 @@ from accounts.signals import account_closed
 
 from . import store, tasks
 from .models import Game, Presence
+from .services import lobby
 from .talk.models import Mute
 
 
 @receiver(account_closed, dispatch_uid="games.leaving.bot_takes_the_seats")
-def bot_takes_the_seats(sender: Any, *, user: User, **kwargs: Any) -> None:
+def bot_takes_the_seats(sender: Any, *, user: User, email: str, **kwargs: Any) -> None:
     Presence.objects.filter(user=user).delete()
+    # Invitations to the address are declined: whoever signs up with it later is someone new.
+    lobbies = Game.objects.filter(status=Game.Status.LOBBY)
+    invited = lobbies.filter(seats__invited_email__iexact=email, seats__user__isnull=True)
+    for game in invited.order_by("pk").distinct():
+        lobby.decline_invitation(game=game, user=user, email=email)
     Mute.objects.filter(user=user).delete()
     now = timezone.now()
     playing = Game.objects.filter(seats__user=user, status__in=[Game.Status.LOBBY, Game.Status.ACTIVE])

@@ -19,7 +19,7 @@ from games.models import Game, Seat
 from games.signals import events_appended, lobby_changed, player_returned
 
 from . import bounces, outbox, reminders
-from .models import DataExport, Kind, Notification, Preference, Suppression, TurnClock
+from .models import DataExport, InboundRefusal, Kind, Notification, Preference, Suppression, TurnClock
 
 # The emails an event causes for every person at the table.
 _EVENT_KINDS = {
@@ -155,3 +155,4 @@ def forget_the_person(sender: Any, *, user: User, email: str, **kwargs: Any) -> 
     Suppression.objects.filter(email__iexact=email).delete()
     TurnClock.objects.filter(user=user).update(user=None, next_reminder_at=None, timeout_at=None)
     DataExport.objects.filter(user=user).delete()
+    InboundRefusal.objects.filter(sender__iexact=email).update(sender="")

@@ -143,7 +143,13 @@ def test_no_email_goes_to_a_closed_address(alice: User, bob: User, started_game:
 
 def test_a_closed_address_signs_up_again_as_a_new_person(alice: User, bob: User, history: dict[str, Any]) -> None:
     address, old_pk = alice.email, alice.pk
+    invitation = services.create_game(
+        creator=bob,
+        options={"players": 2},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=address)],
+    )
     assert signed_in(alice).delete("/api/v1/me").status_code == 204
+    assert not invitation.seats.filter(invited_email__iexact=address).exists(), "the invitation was declined"
     page = Client().post("/accounts/login/", {"email": address})
     assert page.status_code == 200
     again = User.objects.get(email=address)
