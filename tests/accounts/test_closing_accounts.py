@@ -48,6 +48,8 @@ def history(alice: User, bob: User) -> dict[str, Any]:
     alice.display_name = "Alice Liddell"
     alice.save(update_fields=["display_name"])
     outbox.preference_for(alice)
+    talk = signed_in(alice).post(f"/api/v1/games/{playing.public_id}/messages", {"text": "hi bob"}, format="json")
+    assert talk.status_code == 201
     Presence.objects.create(game=playing, user=alice, seen=playing.created)
     return {"finished": finished, "playing": playing, "token": create_api_token(user=alice, name="script").raw}
 
@@ -113,6 +115,10 @@ def test_closing_ends_everything_and_leaves_former_player_n(alice: User, bob: Us
     board = reader.get("/api/v1/leaderboard?players=2")
     assert board.status_code == 200
     assert "Alice Liddell" not in board.content.decode()
+
+    # Her message stays, under the new name.
+    (said,) = reader.get(f"/api/v1/games/{playing.public_id}/messages").json()["messages"]
+    assert (said["text"], said["player"]) == ("hi bob", f"former player {alice.pk}")
 
     # The bot took her seat in the game being played and moves for her.
     seat = Seat.objects.get(game=playing, index=0)
