@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import logout
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, permissions, status
 from rest_framework.request import Request
@@ -10,8 +11,9 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from .auth_helpers import request_user
+from .closing import close_account
 from .models import ApiToken
-from .permissions import MayCreateTokens
+from .permissions import FreshSignInToClose, MayCreateTokens
 from .scopes import ACCOUNT_HOLDER, ALL_SCOPES, GAMES_PLAY, ScopeRequired
 from .serializers import MeSerializer, NewTokenSerializer, TokenSerializer
 from .services import create_api_token, make_bot_account, revoke_api_token
@@ -63,9 +65,29 @@ class TokenDetailView(APIView):
 
 
 class MeView(APIView):
+    permission_classes = [permissions.IsAuthenticated, ScopeRequired, FreshSignInToClose]
+
     @extend_schema(operation_id="me", summary="Who am I", responses={200: MeSerializer})
     def get(self, request: Request) -> Response:
         return Response(MeSerializer(request_user(request), context={"auth": request.auth}).data)
+
+    @extend_schema(
+        operation_id="me_close",
+        summary="Close my account (a browser session with a fresh sign-in only)",
+        description=(
+            "Ends every sign-in, token and app at once, erases the address, preferences and presence,"
+            " and shows the person as 'former player N' in every game; the bot takes their seats in"
+            " games being played. Takes no body. See docs/people.md."
+        ),
+        request=None,
+        responses={204: None, 400: PROBLEM, 403: PROBLEM},
+    )
+    def delete(self, request: Request) -> Response:
+        if request.body:
+            raise exceptions.ParseError("Closing an account takes no request body.", code="body_not_allowed")
+        close_account(user=request_user(request))
+        logout(request)  # this browser's session ends with the rest
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class BotAccountView(APIView):

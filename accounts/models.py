@@ -10,6 +10,7 @@ from django.contrib.auth.base_user import BaseUserManager
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from .scopes import ALL_SCOPES
 
@@ -58,6 +59,10 @@ class User(AbstractUser):
         "bot account", default=False, help_text="Plays only through the API; never sent email."
     )
 
+    # When the person closed their account: from then on it is "former player N",
+    # with no address, no way to sign in and no email (accounts/closing.py).
+    closed = models.DateTimeField(null=True, blank=True, help_text="When the person closed this account.")
+
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
 
@@ -70,6 +75,8 @@ class User(AbstractUser):
     def public_name(self) -> str:
         """What other players see: the display name or the email's local part,
         after "BOT" for a bot account (as lichess marks its bots, in every language)."""
+        if self.closed is not None:
+            return gettext("former player %(number)s") % {"number": self.pk}
         name = self.display_name or self.email.split("@", 1)[0]
         return f"BOT {name}" if self.is_bot else name
 

@@ -76,3 +76,20 @@ class AdminSite(admin.AdminSite):
 
     def has_permission(self, request: HttpRequest) -> bool:
         return super().has_permission(request) and signed_in_by(request) == ""
+
+
+class FreshSignInToClose(BasePermission):
+    """Closing the account (``DELETE /api/v1/me``) needs a fresh sign-in in a
+    browser, as making a token does: not a token, not a session from a game,
+    invitation or page link."""
+
+    code = "fresh_sign_in_required"
+    message = (
+        "Closing your account needs a fresh sign-in: ask for a sign-in link on the site and close it"
+        " from your preferences (an API token, or a session from a game email's link, cannot close it)."
+    )
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        if request.method != "DELETE":
+            return True
+        return request.auth is None and not is_weak_session(request)

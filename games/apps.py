@@ -6,4 +6,4 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import tasks  # noqa: F401 - connects the hook that queues bot turns
+        from . import leaving, tasks  # noqa: F401 - connect the hooks that queue bot turns and free seats

@@ -56,6 +56,11 @@ def bots_move_next(sender: Any, *, loaded: LoadedGame, cause: str, **kwargs: Any
     transaction.on_commit(lambda: _enqueue(public_id))
 
 
+def queue_bot_turns(public_id: str) -> None:
+    """Queue a task that plays the game's due bot turns (now, not on commit)."""
+    _enqueue(public_id)
+
+
 def _enqueue(public_id: str) -> None:
     try:
         play_bot_turns.delay(public_id)

@@ -213,6 +213,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "send-digests": {"task": "notifications.tasks.send_digests", "schedule": env_int("DIGEST_SWEEP_SECONDS", 3600)},
     "sweep-webhooks": {"task": "webhooks.tasks.sweep_webhooks", "schedule": env_int("WEBHOOK_SWEEP_SECONDS", 30)},
+    "sweep-data-exports": {
+        "task": "notifications.tasks.sweep_data_exports",
+        "schedule": env_int("DATA_EXPORT_SWEEP_SECONDS", 3600),
+    },
 }
 
 # --- Operations (manhattan_site/health.py, heartbeats.py, docs/operations.md) ---------

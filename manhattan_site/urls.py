@@ -6,6 +6,7 @@ from django.views.generic import RedirectView
 from accounts import oauth
 from games.api.problems import api_not_found
 from manhattan_site import health
+from notifications.export_views import DataExportView
 from notifications.inbound import webhook
 from ratings.api import LeaderboardView, PlayerView
 
@@ -18,6 +19,7 @@ urlpatterns = [
     # The players API lives in the ratings app; games' API URLs end in a catch-all 404.
     path("api/v1/players/<str:player_id>", PlayerView.as_view(), name="api-player"),
     path("api/v1/leaderboard", LeaderboardView.as_view(), name="api-leaderboard"),
+    path("api/v1/me/export", DataExportView.as_view(), name="api-me-export"),
     path("api/v1/", include("streams.urls")),
     path("api/v1/", include("games.api.urls")),
     re_path(r"^api/", api_not_found),

@@ -41,6 +41,8 @@ def email_context(notification: Notification) -> dict[str, Any]:
         "site_url": settings.SITE_URL,
         **notification.context,
     }
+    if isinstance(context.get("expires"), str):
+        context["expires"] = datetime.fromisoformat(context["expires"])
     if isinstance(context.get("timeout_at"), str):
         context["timeout_at"] = datetime.fromisoformat(context["timeout_at"])
     error = context.get("error")

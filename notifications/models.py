@@ -31,6 +31,7 @@ class Kind(models.TextChoices):
     MOVE_REFUSED = "move_refused", _("Move refused")
     DIGEST = "digest", _("Daily digest")
     SEAT_ANSWERED = "seat_answered", _("A player joined or declined")
+    DATA_EXPORT = "data_export", _("Your data, ready to download")
 
 
 # Kinds a player can switch off; sign-in links and replies to their own mail cannot be.
@@ -248,3 +249,20 @@ class InboundRefusal(models.Model):
 def message_hash(message_id: str) -> str:
     """The key a reply is recognised by: SHA-256 of its whole Message-ID."""
     return hashlib.sha256(message_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class DataExport(models.Model):
+    """A person's data, gathered by a worker into one JSON document (exports.py),
+    downloadable by the signed link emailed to them until it expires; the
+    periodic sweep deletes it then."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="data_exports")
+    created = models.DateTimeField(default=timezone.now)
+    ready = models.DateTimeField(null=True, blank=True, help_text="When the document was built.")
+    document = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar[list[str]] = ["-created"]
+
+    def __str__(self) -> str:
+        return f"data export {self.pk} of {self.user_id}"

@@ -121,8 +121,9 @@ def _loaded_preference(user: User | None) -> Preference | None:
 
 def _suppressed_by_preferences(notification: Notification, preference: Preference | None) -> str | None:
     """The status a notification takes instead of being sent, if any."""
-    if notification.user is not None and notification.user.is_bot:
-        return Notification.Status.SKIPPED  # a bot account is never sent email, not even a sign-in link
+    if notification.user is not None and (notification.user.is_bot or notification.user.closed is not None):
+        # A bot account is never sent email, not even a sign-in link; nor is a closed account.
+        return Notification.Status.SKIPPED
     if preference is None or notification.kind in (Kind.LOGIN, Kind.MOVE_REFUSED):
         return None
     if notification.kind in preference.unsubscribed:

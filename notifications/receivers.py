@@ -8,18 +8,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Q
 from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.signals import address_confirmed, sign_in_link_requested
+from accounts.signals import account_closed, address_confirmed, sign_in_link_requested
 from games import engine, store
 from games.models import Game, Seat
 from games.services import visibility
 from games.signals import events_appended, lobby_changed, player_returned
 
 from . import bounces, outbox, reminders
-from .models import Kind, Notification
+from .models import DataExport, InboundRefusal, Kind, Notification, Preference, Suppression, TurnClock
 
 # The emails an event causes for every person at the table.
 _EVENT_KINDS = {
@@ -141,3 +142,18 @@ def clear_bounce(sender: Any, *, user: User, **kwargs: Any) -> None:
 def restart_turn_clock(sender: Any, *, loaded: store.LoadedGame, now: datetime, **kwargs: Any) -> None:
     """A player took their seat back: if it is their turn, its clock starts now."""
     reminders.start_turn(loaded, now)
+
+
+@receiver(account_closed, dispatch_uid="notifications.account_closed")
+def forget_the_person(sender: Any, *, user: User, email: str, **kwargs: Any) -> None:
+    """A closed account gets no email ever again: what is waiting is skipped,
+    the address is erased from every email kept (sent ones included), their
+    preferences and bounce records go, and no clock reminds them any more."""
+    theirs = Notification.objects.filter(Q(user=user) | Q(email__iexact=email))
+    theirs.filter(status=Notification.Status.PENDING).update(status=Notification.Status.SKIPPED)
+    theirs.update(email=user.email, context={})
+    Preference.objects.filter(user=user).delete()
+    Suppression.objects.filter(email__iexact=email).delete()
+    TurnClock.objects.filter(user=user).update(user=None, next_reminder_at=None, timeout_at=None)
+    DataExport.objects.filter(user=user).delete()
+    InboundRefusal.objects.filter(sender__iexact=email).update(sender="")

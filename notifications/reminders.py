@@ -15,7 +15,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -221,6 +221,7 @@ def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> in
                 moved += 1
         except DatabaseError:
             logger.exception("timeout sweep: game %s failed; it stays due for the next sweep", game_id)
+            connection.close_if_unusable_or_obsolete()  # a lost connection is opened again for the next game
     return moved
 
 

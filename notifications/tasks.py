@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from . import digests, outbox, reminders
+from . import digests, exports, outbox, reminders
 
 
 @shared_task(ignore_result=True, acks_late=True)  # type: ignore[untyped-decorator]
@@ -34,3 +34,15 @@ def sweep_reminders() -> dict[str, int]:
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def send_digests() -> int:
     return digests.send_digests()
+
+
+@shared_task(ignore_result=True, acks_late=True)  # type: ignore[untyped-decorator]
+def build_data_export(export_id: int) -> bool:
+    """Build a person's data export and email them its link."""
+    return exports.build(export_id)
+
+
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+def sweep_data_exports() -> int:
+    """Delete the exports whose link has expired (and queue any left unbuilt)."""
+    return exports.sweep()

@@ -111,7 +111,9 @@ def visible_player(player_id: object, viewer: object) -> User:
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 12):  # larger than any id, and than SQLite's integers
         raise ProfileNotFound
     try:
-        user = User.objects.select_related("profile_setting").get(pk=int(raw), is_active=True)
+        # A closed account keeps its profile, as "former player N": its games and ratings stay.
+        shown = Q(is_active=True) | Q(closed__isnull=False)
+        user = User.objects.select_related("profile_setting").get(shown, pk=int(raw))
     except User.DoesNotExist as error:
         raise ProfileNotFound from error
     if is_hidden(user) and getattr(viewer, "pk", None) != user.pk:
@@ -254,7 +256,7 @@ def leaderboard(players: int, *, established_only: bool = False, limit: int = 10
     ratings = (
         Rating.objects.filter(players=players, games__gt=0)
         .exclude(user__profile_setting__hidden=True)
-        .exclude(user__is_active=False)
+        .exclude(user__is_active=False, user__closed__isnull=True)  # a closed account stays, as "former player N"
         .select_related("user")
         .annotate(shown=F("mu") - 3 * F("sigma"))
         .order_by("-shown", "pk")

@@ -81,6 +81,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 def profile_link(player: User, reader: object) -> str | None:
     """Where a player's name links to on the game pages: their profile, unless
     it is hidden from the reader (then the name stays plain text)."""
-    if not player.is_active or (profiles.is_hidden(player) and getattr(reader, "pk", None) != player.pk):
+    deactivated = not player.is_active and player.closed is None  # a closed account keeps its profile
+    if deactivated or (profiles.is_hidden(player) and getattr(reader, "pk", None) != player.pk):
         return None
     return reverse("ratings:profile", args=[player.pk])

@@ -10,6 +10,8 @@ from typing import Any
 from django.dispatch import receiver
 from django.utils import timezone
 
+from accounts.models import User
+from accounts.signals import account_closed
 from games import engine, store
 from games.models import Game, Seat
 from games.services import visibility
@@ -74,3 +76,9 @@ def queue_invitations(sender: Any, *, game: Game, seats: list[Seat], change: str
         seat = invited[endpoint.owner.email.lower()]
         rows += _rows(endpoint, [payloads.invitation(game, seat, game.creator.public_name, now)])
     delivery.queue(rows)
+
+
+@receiver(account_closed, dispatch_uid="webhooks.account_closed")
+def delete_endpoints(sender: Any, *, user: User, **kwargs: Any) -> None:
+    """A closed account's webhooks stop with its tokens (their deliveries go with them)."""
+    Endpoint.objects.filter(owner=user).delete()

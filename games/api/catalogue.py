@@ -62,6 +62,8 @@ SERVICE_CODES = {
     "bad_last_event_id": "Last-Event-ID (or 'after') is not a cursor this stream gave out.",
     "insufficient_scope": "The token lacks the scope this endpoint needs (games:read, games:play, webhooks:manage).",
     "staff_not_bot": "An operator's account cannot be a bot account.",
+    "fresh_sign_in_required": "Closing the account needs a browser session from a fresh sign-in link, not a token.",
+    "body_not_allowed": "This request takes no body.",
     "streams_need_asgi": "Event streams are served by the ASGI server only; this server speaks WSGI.",
     "too_many_streams": "You have as many open event streams as allowed; close one first.",
     "versions_disagree": "If-Match and 'expected_version' name different versions.",

@@ -62,6 +62,8 @@ STATUS_BY_CODE = {
     "bad_last_event_id": 400,
     "insufficient_scope": 403,
     "staff_not_bot": 403,
+    "fresh_sign_in_required": 403,
+    "body_not_allowed": 400,
     "token_not_found": 404,
     "webhook_not_found": 404,
     "body_too_large": 413,

@@ -160,11 +160,13 @@ def join_game(*, game: Game, user: User, seat_index: int | None = None) -> Seat:
         return seat
 
 
-def decline_invitation(*, game: Game, user: User) -> Seat:
-    """``user`` turns down their invitation to a lobby game: the seat becomes open."""
+def decline_invitation(*, game: Game, user: User, email: str | None = None) -> Seat:
+    """``user`` turns down their invitation to a lobby game: the seat becomes
+    open. ``email``: the address invited, if no longer ``user``'s (a closed account)."""
     with transaction.atomic():
         game = _locked_lobby(game)
-        seat = game.seats.filter(user__isnull=True, bot="", invited_email__iexact=user.email).order_by("index").first()
+        invited = email or user.email
+        seat = game.seats.filter(user__isnull=True, bot="", invited_email__iexact=invited).order_by("index").first()
         if seat is None:
             raise GameError("not_invited", "You have no invitation to this game.")
         seat.invited_email = ""

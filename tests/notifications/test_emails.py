@@ -21,7 +21,7 @@ from accounts.services import request_sign_in_link
 from games import engine, services, store
 from games.models import Game
 from games.presentation import board
-from notifications import digests, emails, outbox, reminders
+from notifications import digests, emails, exports, outbox, reminders
 from notifications.models import UNSUBSCRIBABLE, Kind, Notification, Preference
 from notifications.replies import handle_inbound
 from notifications.reply_address import _signature, reply_address
@@ -109,6 +109,9 @@ def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
         )
         services.join_game(game=lobby, user=User.objects.create_user(email="carol@example.com", display_name="carol"))
         return latest(Kind.SEAT_ANSWERED, game=lobby)
+    if kind == Kind.DATA_EXPORT:
+        assert exports.build(exports.request_export(user=alice).pk)
+        return latest(Kind.DATA_EXPORT)
     raise AssertionError(kind)
 
 
@@ -285,6 +288,12 @@ def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notificat
         assert data.email == notification.email
         assert data.game in notification.context["games"]
         assert settings.SITE_URL + reverse("games:list") not in text
+    elif kind == Kind.DATA_EXPORT:
+        # Its own signed link, to the document, and a clear button.
+        link = re.search(r"(http\S+/mail/export/\S+/)", text)
+        assert link, text
+        assert f'href="{link.group(1)}"' in markup
+        assert exports.read_link(link.group(1).rstrip("/").rsplit("/", 1)[1]) is not None
     else:
         purpose = {Kind.LOGIN: links.LOGIN, Kind.INVITATION: links.INVITE}.get(kind, links.GAME)
         data = the_link(text, markup, purpose)
@@ -294,7 +303,7 @@ def test_every_kind_renders_both_parts_with_its_link_and_headers(kind, notificat
         # The link is a clear button in the HTML.
         assert re.search(r'<td align="center" bgcolor="#1f6f50"[^>]*>\s*<a href="http', markup)
 
-    if kind in (Kind.LOGIN, Kind.INVITATION, Kind.DIGEST, Kind.SEAT_ANSWERED):
+    if kind in (Kind.LOGIN, Kind.INVITATION, Kind.DIGEST, Kind.SEAT_ANSWERED, Kind.DATA_EXPORT):
         assert "Your hand" not in text
     else:
         assert_game_sections(notification, text, markup)
