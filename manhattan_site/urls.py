@@ -5,11 +5,13 @@ from django.views.generic import RedirectView
 
 from accounts import oauth
 from games.api.problems import api_not_found
+from manhattan_site import favicon
 from notifications.inbound import webhook
 from ratings.api import LeaderboardView, PlayerView
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),
+    path("favicon.ico", favicon.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("webhooks.api.urls")),
     # The players API lives in the ratings app; games' API URLs end in a catch-all 404.
