@@ -74,6 +74,7 @@ class RecentGame:
     resigned: bool
     rated: bool
     opponents: list[Opponent]
+    name: str = ""  # the game's name, as the pages show it
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,7 @@ def _recent(results: QuerySet[SeatResult], user: User, reader: Any) -> list[Rece
             r.resigned,
             r.rated,
             others.get(r.game_id, []),
+            r.game.title,
         )
         for r in recent
     ]

@@ -121,6 +121,11 @@ class RoundScoreRow:
     round: int
     points: list[tuple[str, int]] = field(default_factory=list)
 
+    @property
+    def labels(self) -> list[tuple[str, str]]:
+        """The colours of the columns with their names, for the table's header."""
+        return [(colour, colour_label(colour)) for colour, _ in self.points]
+
 
 def round_score_rows(view: PlayerView) -> list[RoundScoreRow]:
     return [

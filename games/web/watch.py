@@ -6,9 +6,11 @@ appear here: every position is ``engine.spectator_view``."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.handlers.asgi import ASGIRequest
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -23,7 +25,7 @@ from games.presentation import board, log, profile_links, table, vocabulary
 from games.services import watching
 
 LOG_LINES = 8
-LIVE_REFRESH_SECONDS = 30
+LIVE_POLL_SECONDS = 30
 
 
 def _game(game_id: str) -> Game:
@@ -69,6 +71,9 @@ def watch(request: HttpRequest, game_id: str) -> HttpResponse:
     if game.version < 1:
         return render(request, "games/watch.html", context)
     at = _position(request.GET.get("at"), game.version)
+    watch_url = reverse("games:watch", args=[game.public_id]) + (
+        f"?{urlencode({'key': context['key']})}" if context["key"] else ""
+    )
     state = store.state_of(game, upto=at)
     if state is None:
         raise Http404(_("There is no game with this id."))
@@ -84,7 +89,13 @@ def watch(request: HttpRequest, game_id: str) -> HttpResponse:
             "at": at,
             "total": game.version,
             "live": live,
-            "refresh": LIVE_REFRESH_SECONDS if live and game.status == Game.Status.ACTIVE else None,
+            # Followed through the game's stream like the players' page; where the
+            # stream is not open to this spectator, by asking for the page now and then.
+            "history": not live,
+            "streams_served": isinstance(request, ASGIRequest),
+            "game_url": watch_url,
+            "stream_key": context["key"],
+            "poll_seconds": LIVE_POLL_SECONDS if game.status == Game.Status.ACTIVE else None,
             "prev_at": at - 1 if at > 1 else None,
             "next_at": at + 1 if at < game.version else None,
             "board": board.drawing(view),

@@ -30,6 +30,13 @@
   document.querySelectorAll(".no-js-only").forEach(function (node) { node.hidden = true; });
   panel.hidden = false;
   prompt.textContent = texts.chooseCard;
+  // One build button: "Build here" (shown once a lot is chosen). The form's own
+  // button comes back only for a move written out in the notation field.
+  var submit = form.querySelector("[data-testid=submit-move]");
+  var written = form.querySelector("input[name=notation]");
+  function showSubmit() { if (submit) { submit.hidden = !(written && written.value.trim()); } }
+  if (written) { written.addEventListener("input", showSubmit); }
+  showSubmit();
 
   function keyOf(g) { return g.getAttribute("data-city") + "-" + g.getAttribute("data-lot"); }
 

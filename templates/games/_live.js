@@ -52,8 +52,10 @@
         var live = doc.getElementById("live-script");
         var main = document.querySelector("main");
         if (!fresh || !live || !main) { return; }
+        var fetched = parseInt(live.dataset.version, 10) || 0;
+        if (polling && fetched <= version) { return; }  // nothing new: leave the page alone
         main.replaceWith(document.adoptNode(fresh));
-        version = parseInt(live.dataset.version, 10) || version;
+        version = fetched || version;
         me.dataset.version = String(version);
         myTurn = live.dataset.myTurn === "true";
         baseTitle = doc.title;
@@ -69,13 +71,27 @@
   }
 
   showTurn();
+  // A page that asks now and then (a spectator's, where the stream is not open
+  // to them): only a newer version is swapped in.
+  var polling = null;
+  function poll() {
+    var seconds = parseInt(data.poll, 10);
+    if (polling || !seconds || data.history === "true") { return; }
+    polling = setInterval(function () {
+      if (document.visibilityState === "visible") { refresh(); }
+    }, seconds * 1000);
+  }
   // No stream URL when the page was served by WSGI (no streams there): reload to see.
   if (window.EventSource && data.stream && data.history !== "true") {
-    var source = new EventSource(data.stream + "?after=" + version);
+    var source = new EventSource(data.stream + (data.stream.indexOf("?") < 0 ? "?" : "&") + "after=" + version);
     source.onmessage = function (event) {
       if ((parseInt(event.lastEventId, 10) || 0) > version) { refresh(); }
     };
     source.addEventListener("talk", function () { refresh(); });  // a message at the table
+    // Refused (not signed in, say): the browser gives up on it; ask now and then instead.
+    source.onerror = function () { if (source.readyState === EventSource.CLOSED) { poll(); } };
+  } else {
+    poll();
   }
 
   if (data.presence) {

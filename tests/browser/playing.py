@@ -80,11 +80,10 @@ def play_turn(page: Page, game: Game, user: User, rng: random.Random) -> None:
     else:
         form = page.get_by_test_id("place-form")
         choice = rng.choice(legal.placements)
-        form.locator(f'input[name="card"][value="{choice.card + 1}"]').first.check()
-        form.locator(f'input[name="size"][value="{choice.size}"]').check()
-        if len(state.colours[seat.index]) > 1:
-            form.locator(f'input[name="colour"][value="{engine.COLOUR_NAMES[choice.colour]}"]').check()
-        form.locator(f'input[name="city"][value="{choice.city + 1}"]').check()
+        # Written out: with the page's script, the form's own Build button shows for a written move only.
+        colour = f" {engine.COLOUR_NAMES[choice.colour]}" if len(state.colours[seat.index]) > 1 else ""
+        move = f"card {choice.card + 1} city {choice.city + 1} size {choice.size}{colour}"
+        form.get_by_test_id("notation-input").fill(move)
         form.get_by_test_id("submit-move").click()
     page.wait_for_load_state()
     assert page.get_by_test_id("refusal-message").count() == 0, page.get_by_test_id("refusal-message").inner_text()

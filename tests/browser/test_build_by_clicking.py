@@ -186,6 +186,11 @@ def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the page is {width}px wide"
     assert page.locator("[data-testid=board] svg").get_attribute("data-side") == str(side)
+    header = page.locator(".site-header").bounding_box()
+    assert header
+    assert header["height"] < 60, f"the menu takes {header['height']:.0f}px: it folds into one line"
+    on_page = page.get_by_test_id("build-confirm").evaluate("b => b.getBoundingClientRect().bottom + window.scrollY")
+    assert on_page <= PHONE["height"], f"'Build here' ends {on_page:.0f}px down the page: not on the first screen"
     if side == 0:
         page.evaluate(f"window.scrollTo(0, {top - 4})")
         page.screenshot(path=str(screenshot_path("game-page-phone.png", tmp_path)))

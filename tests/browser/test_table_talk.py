@@ -5,6 +5,7 @@ appears on the first player's page the same way."""
 
 from __future__ import annotations
 
+import re
 from email.message import EmailMessage
 
 import httpx
@@ -39,12 +40,21 @@ def test_a_message_round_trip_by_page_and_by_email_reply(server, browser, starte
     bobs = open_game(signed_in(browser, server, bob), server, started_game)
 
     bobs.get_by_test_id("talk-text").fill("Good luck, Alice! <b>no markup</b>")
-    bobs.get_by_test_id("talk-send").click()
+    with bobs.expect_navigation():
+        bobs.get_by_test_id("talk-text").press("Enter")  # Enter sends
     said = alices.get_by_test_id("talk-messages").get_by_text("Good luck, Alice! <b>no markup</b>")
     said.wait_for(timeout=5000)  # on alice's page by itself
     assert alices.evaluate("window.notReloaded") is True
     bobs.get_by_test_id("talk-messages").get_by_text("Good luck, Alice!", exact=False).wait_for(timeout=5000)
     bobs.evaluate("window.notReloaded = true")  # his own post reloaded his page; from here it must not
+    # Beside the board on a desktop; the time in the reader's language, as a person writes it.
+    board, talk = bobs.get_by_test_id("board").bounding_box(), bobs.get_by_test_id("talk").bounding_box()
+    assert board
+    assert talk
+    assert talk["x"] >= board["x"] + board["width"]
+    assert talk["y"] < board["y"] + board["height"], "the talk starts beside the board, not below the page"
+    shown = bobs.locator("[data-testid=talk-message] time").first.inner_text()
+    assert not re.search(r"\d+/\d+/\d{4}|[ap]\.m\.", shown), shown
 
     # Alice, who starts, answers from her "game started" email, which invites a reply.
     started_email = latest(Kind.GAME_STARTED, user=alice)

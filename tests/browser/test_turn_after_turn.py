@@ -42,6 +42,9 @@ def click_to_build_is_ready(page: Page) -> None:
     """The page offers building by touching, not the plain form alone."""
     assert page.locator("#build-options").count() == 1, "the page lost its build options"
     assert page.get_by_test_id("build-choices").is_visible(), "fell back to the plain form"
+    # One build button, and only once it can be used: none before a card and a lot are chosen.
+    assert not page.get_by_test_id("build-confirm").is_visible()
+    assert not page.locator("#place-form [data-testid=submit-move]").is_visible()
 
 
 def test_every_building_after_a_live_move_goes_up_by_touching_and_no_turn_email_comes(
@@ -65,7 +68,7 @@ def test_every_building_after_a_live_move_goes_up_by_touching_and_no_turn_email_
             select_by_form(page, started_game, rng)
         else:
             click_to_build_is_ready(page)
-            build_by_touching(page, started_game, rng)
+            build_by_touching(page, started_game, rng)  # which needs "Build here" visible
             built_after_a_live_move += live_move_arrived
         live_move_arrived = False
         wait_until_present(page, alice)  # the new page (after alice's own move) says so

@@ -38,7 +38,8 @@ def test_a_public_game_is_listed_and_anyone_watches_it(alice, bob, client_for):
     assert 'data-testid="board"' in html
     assert 'data-testid="hand"' not in html
     assert "card-radio" not in html
-    assert 'http-equiv="refresh"' in html, "a live game's page follows it"
+    assert 'http-equiv="refresh"' not in html, "a live game's page follows it by its script, not by reloading"
+    assert 'data-poll="30"' in html, "a live game's page follows it"
 
 
 def test_a_private_game_needs_a_seat_or_its_link(started_game, alice, stranger):
@@ -70,7 +71,7 @@ def test_a_finished_public_game_is_replayed_move_by_move(alice, bob):
     last = Client().get(url).content.decode()
     assert f"Event {game.version} of {game.version}" in last
     assert 'data-testid="watch-winners"' in last
-    assert 'http-equiv="refresh"' not in last
+    assert 'data-poll=""' in last, "a finished game's page has nothing left to follow"
     assert Client().get(url, {"at": "2"}).content.decode().count('data-testid="log-line"') == 2
 
 
