@@ -283,6 +283,17 @@ else:
 # Replies to game emails come back to this address (plus a signed token) and
 # arrive through the inbound webhook (django-anymail) or `manage.py receive_email`.
 INBOUND_EMAIL_ADDRESS = env("INBOUND_EMAIL_ADDRESS", "play@localhost")
+# The domain of the Message-IDs of the emails sent (default: the host of SITE_URL), and what
+# makes them unique to this installation (default: derived from SECRET_KEY; set one for a
+# staging copy that shares the production secret).
+MAIL_DOMAIN = env("MAIL_DOMAIN")
+MAIL_INSTALLATION_ID = env("MAIL_INSTALLATION_ID")
+# DKIM signing of the mail sent through EMAIL_HOST (notifications.dkim_signing): the signing
+# domain, the selector, and the private key as PEM (or a file holding it). Unset: unsigned.
+DKIM_DOMAIN = env("DKIM_DOMAIN")
+DKIM_SELECTOR = env("DKIM_SELECTOR")
+DKIM_PRIVATE_KEY = env("DKIM_PRIVATE_KEY")
+DKIM_PRIVATE_KEY_FILE = env("DKIM_PRIVATE_KEY_FILE")
 ANYMAIL = {
     # HTTP basic auth ("user:password") that the mail provider's inbound webhook must send.
     # Production refuses to start without it (notifications/checks.py).

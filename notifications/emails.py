@@ -23,6 +23,7 @@ from games.models import Game
 from games.presentation import board, log, refusals, table, vocabulary
 from games.talk import services as talk
 
+from . import mail_ids
 from .models import UNSUBSCRIBABLE, Kind, Notification
 from .reply_address import reply_address
 
@@ -201,6 +202,10 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
         text = render_to_string(f"{name}-body.txt", context)
         html = render_to_string(f"{name}-body.html", context)
     headers = {"Message-ID": notification.message_id, "Auto-Submitted": "auto-generated"}
+    if notification.game is not None:  # one conversation per game in the player's mail client
+        root = mail_ids.game_thread(str(notification.game.public_id))
+        headers["In-Reply-To"] = root
+        headers["References"] = root
     if "unsubscribe_link" in context:
         headers["List-Unsubscribe"] = f"<{context['unsubscribe_link']}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"

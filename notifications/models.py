@@ -109,11 +109,12 @@ class Notification(models.Model):
 
     @property
     def message_id(self) -> str:
-        """A stable Message-ID: a duplicate delivery after a crash is recognisable."""
-        import hashlib
+        """This email's Message-ID: the same on every retry (a duplicate delivery
+        after a crash is recognisable), different for every email of every
+        installation (``mail_ids``), on the site's domain."""
+        from .mail_ids import message_id
 
-        digest = hashlib.sha256(self.key.encode()).hexdigest()[:32]
-        return f"<{digest}@manhattan-by-mail>"
+        return message_id(self.key, self.created)
 
 
 class Preference(models.Model):

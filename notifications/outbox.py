@@ -126,14 +126,17 @@ def _suppressed_by_preferences(notification: Notification, preference: Preferenc
         return Notification.Status.SKIPPED
     if preference is None or notification.kind in (Kind.LOGIN, Kind.MOVE_REFUSED):
         return None
+    if notification.kind == Kind.REMINDER and notification.context.get("warning"):
+        # The warning that a bot is about to move is about the player's seat, not a reminder:
+        # it goes out whatever the preferences, on its own (never folded into a digest).
+        return None
     if notification.kind in preference.unsubscribed:
         return Notification.Status.SKIPPED
     if notification.kind == Kind.REMINDER and Kind.YOUR_TURN in preference.unsubscribed:
         return Notification.Status.SKIPPED  # no turn emails means no reminders of turns either
     if preference.frequency == Preference.Frequency.NONE and notification.kind != Kind.INVITATION:
         return Notification.Status.SKIPPED
-    warning = notification.kind == Kind.REMINDER and notification.context.get("warning")
-    if preference.frequency == Preference.Frequency.DAILY_DIGEST and notification.kind in DIGESTIBLE and not warning:
+    if preference.frequency == Preference.Frequency.DAILY_DIGEST and notification.kind in DIGESTIBLE:
         return Notification.Status.DIGESTED
     return None
 

@@ -74,6 +74,7 @@ _DUE_FIELDS = (
     "user_id",
     "user__email",
     "user__preference__vacation_until",
+    "warned",
 )
 
 
@@ -146,15 +147,29 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
         away: dict[tuple[datetime, int | None], list[int]] = defaultdict(list)  # (back, timeout_hours) -> games
         nobody: list[int] = []
         watched: dict[int, list[int]] = defaultdict(list)  # reminder_every_hours -> games whose player is on the page
+        # (or whose timeout is here: the timeout sweep's warning is the one email, never a past deadline)
         at_table = presence.watching(((row[0], row[8]) for row in rows if row[8] is not None), now)
         reminders: list[Notification] = []
-        for game_id, version, seat, since, timeout_hours, every_hours, sent, timeout, user_id, email, back in rows:
+        for (
+            game_id,
+            version,
+            seat,
+            since,
+            timeout_hours,
+            every_hours,
+            sent,
+            timeout,
+            user_id,
+            email,
+            back,
+            warned,
+        ) in rows:
             if seat is None or user_id is None:
                 nobody.append(game_id)  # no player to remind (start_turn clears the clock in that case)
             elif back is not None and back > now:
                 away[(back, timeout_hours)].append(game_id)
-            elif (game_id, user_id) in at_table:
-                watched[every_hours].append(game_id)  # they see it is their turn: ask again later
+            elif (game_id, user_id) in at_table or warned or (timeout is not None and timeout <= now):
+                watched[every_hours].append(game_id)  # they see it is their turn, or the warning speaks: later
             else:
                 by_interval[every_hours].append(game_id)
                 level = sent + 1
@@ -180,6 +195,7 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
             TurnClock.objects.filter(game_id__in=games).update(
                 next_reminder_at=back,
                 timeout_at=back + timedelta(hours=timeout_hours) if timeout_hours else None,
+                warned=False,  # a new deadline after the vacation: warned again before the bot moves
             )
         for hours, games in watched.items():
             TurnClock.objects.filter(game_id__in=games).update(next_reminder_at=now + timedelta(hours=hours))
@@ -260,7 +276,10 @@ def _time_out(game_id: int, due_at: datetime, now: datetime) -> bool:
         back = _vacation_end(clock)
         if back is not None and back > now:
             # Vacation stops timeouts, not only reminders: the turn waits for them.
-            claimed.update(next_reminder_at=back, timeout_at=back + timedelta(hours=hours) if hours else None)
+            # The deadline is new: the player is warned of it again (a warning before the vacation is stale).
+            claimed.update(
+                next_reminder_at=back, timeout_at=back + timedelta(hours=hours) if hours else None, warned=False
+            )
             return False
         if not clock.warned:
             if clock.user_id is not None and presence.is_watching(game_id, clock.user_id, now):
@@ -305,7 +324,12 @@ def _warn(clock: TurnClock, timeout_at: datetime) -> None:
     outbox.enqueue(
         kind=Kind.REMINDER,
         key=Notification.key_for(
-            Kind.REMINDER, game_id=clock.game_id, seat=clock.seat, seq=clock.version, detail="warning"
+            # One per deadline: after a vacation the new deadline gets its own warning.
+            Kind.REMINDER,
+            game_id=clock.game_id,
+            seat=clock.seat,
+            seq=clock.version,
+            detail=f"warning:{int(clock.timeout_at.timestamp()) if clock.timeout_at else 0}",
         ),
         email=clock.user.email,
         user=clock.user,

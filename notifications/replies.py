@@ -6,7 +6,9 @@ so the game and seat) and the game's version it showed
 at the first step it fails:
 
 1. a valid token (else dropped: spam and guesses get no answer);
-2. not an automatic reply (RFC 3834: dropped, never answered, so no loop);
+2. not an automatic reply (RFC 3834's headers, list mail, a bounce, an
+   autoresponder's subject; or, with no move in it, an out-of-office text:
+   dropped, never answered, so no loop and no table talk);
 3. from the seat's player: their address in ``From``, authenticated as DMARC
    would (SPF or DKIM passes for a domain aligned with it: ``inbound.screening``)
    — a leaked token is useless;
@@ -132,6 +134,9 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
         return inbound.drop(InboundRefusal.Reason.GAME_OVER, "the game is over")
     text, note = move_and_note(message)
     action = _read_move(text)
+    if (action is None or isinstance(action, engine.NotationError)) and screening.away_notice(f"{text}\n{note}"):
+        # An out-of-office notice without the headers that mark one: never answered, never table talk.
+        return inbound.drop(InboundRefusal.Reason.AUTO_REPLY, "an automatic reply", "out-of-office text")
     if action is None:  # no move at all: what they wrote is for the table
         return _post_note(inbound, notification, "\n".join(part for part in (text, note) if part))
     version = token.version if token.version is not None else _version_shown(notification)

@@ -26,6 +26,7 @@ from mailparser_reply.parser import EmailMessage as LibraryMessage
 
 from games.engine.notation_words import COLOURS, PARTS, VERBS, word_key
 
+from . import signatures
 from .html_text import html_to_text
 from .screening import clean
 
@@ -39,11 +40,6 @@ MAX_READ = 100_000
 MAX_OWN_LINES = 200
 MAX_HTML = 2_000_000  # characters of an HTML part read (its quote is cut off, the reply is above it)
 _ORIGINAL = re.compile(GENERIC_MAIL_SEPARATOR, re.IGNORECASE | re.MULTILINE)
-# "----- Original Message -----" as Outlook Express and Windows (Live) Mail write it.
-_ORIGINAL_SPACED = re.compile(
-    r"^-{2,} ?(?:Original Message|Ursprüngliche Nachricht|Oorspronkelijk bericht|Message d'origine) ?-{2,}$",
-    re.IGNORECASE,
-)
 
 
 def _decode(part: Message) -> str:
@@ -124,11 +120,20 @@ def _history_header_lines(text: str) -> tuple[set[int], int | None]:
             continue
         first = line_of(match.start() + len(found) - len(found.lstrip()))
         last = line_of(match.start() + len(found.rstrip()) - 1)
-        if last > first or _ORIGINAL.search(found):  # Outlook's block, or "-----Original Message-----"
+        if _ORIGINAL.search(found) or (last > first and not _ends_above_quote(lines, last)):
+            # Outlook's block ("From: … Sent: …"), or "-----Original Message-----"
             history = first if history is None else min(history, first)
-        else:
+        else:  # "On … wrote:", on one line or wrapped over several just above the quote
             attributions.update(range(first, last + 1))
     return attributions, history
+
+
+def _ends_above_quote(lines: list[str], number: int) -> bool:
+    """Whether line ``number`` ends with ':' and the next non-blank line is quoted."""
+    if not lines[number].rstrip().endswith(":"):
+        return False
+    following = next((line for line in lines[number + 1 : number + 4] if line.strip()), "")
+    return _quoted(following)
 
 
 def own_lines(text: str) -> list[str]:
@@ -138,16 +143,21 @@ def own_lines(text: str) -> list[str]:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     attributions, history = _history_header_lines("\n".join(lines))
     next_text = _next_nonblank(lines)
+    attributions |= _wrapped_attributions(lines, next_text)
     own: list[str] = []
     for number, line in enumerate(lines):
         if history is not None and number >= history:
             break  # unquoted history: the email we sent, never the player's text
         stripped = line.strip()
-        if _ORIGINAL_SPACED.match(stripped):
+        if signatures.separator(stripped):
             break
         if number in attributions or _quoted(line) or (stripped and _is_attribution(lines, next_text, number)):
             if own:
                 break  # the player's block ends where the quote begins
+            continue
+        if signatures.device_line(stripped):
+            if own:
+                break  # "Sent from my iPhone": the player's text ends above it
             continue
         if stripped or own:
             own.append(stripped[:MAX_LINE])
@@ -198,6 +208,32 @@ def _next_nonblank(lines: list[str]) -> list[int | None]:
         if lines[number].strip():
             upcoming = number
     return following
+
+
+_ADDRESS_TAIL = re.compile(r"^<?[^\s<>]+@[^\s<>]+>")
+
+
+def _wrapped_attributions(lines: list[str], next_text: list[int | None]) -> set[int]:
+    """The lines of "On … wrote:" headers that Gmail wraps in its plain text
+    ("… schreef Manhattan by mail <" / "play@…>:"), found by their shape: the
+    last line ends with ':' just above the quote, and each line above it
+    belongs to it while it leaves an address open or the next one closes it."""
+    found: set[int] = set()
+    for number, line in enumerate(lines):
+        if not line.strip() or _quoted(line) or not _is_attribution(lines, next_text, number):
+            continue
+        first = number
+        while first > 0 and number - first < 3:
+            above, below = lines[first - 1].strip(), lines[first].strip()
+            if not above or _quoted(above):
+                break
+            opens = above.endswith("<") or above.count("<") > above.count(">")
+            tail = "@" in above and ">" in above and "<" not in below and len(below) <= 30
+            if not (opens or _ADDRESS_TAIL.match(below) or tail):
+                break
+            first -= 1
+        found.update(range(first, number + 1))
+    return found
 
 
 def _is_attribution(lines: list[str], next_text: list[int | None], number: int) -> bool:

@@ -23,6 +23,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from email.message import Message
+from email.utils import parseaddr
 from typing import Any
 
 from django.conf import settings
@@ -42,8 +43,51 @@ def clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+# Subjects autoresponders write without any of the headers above (Exchange, Gmail, Apple, Naver, …).
+_AUTOMATIC_SUBJECT = re.compile(
+    r"^\s*(?:out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|autoreply|"
+    r"abwesenheitsnotiz|automatische antwort|abwesend|automatisch antwoord|afwezig(?:heid)?|niet op kantoor|"
+    r"réponse automatique|reponse automatique|absence du bureau|absent(?:e)? du bureau|"
+    r"자동 회신|자동 응답|부재중(?: 알림)?)\b\s*[:：-]?",
+    re.IGNORECASE,
+)
+# What a vacation notice says when nothing marks it (the reply has no move).
+_AWAY_TEXT = re.compile(
+    r"out of (?:the )?office|on (?:annual )?leave until|away (?:from (?:the|my) (?:office|desk) )?until"
+    r"|nicht im büro|außer haus|abwesend|im urlaub|niet op kantoor|afwezig|met vakantie"
+    r"|absent(?:e)? du bureau|je suis absent|en congés?|부재중|휴가 중",
+    re.IGNORECASE,
+)
+_MACHINE_SENDERS = frozenset({"mailer-daemon", "postmaster"})
+
+
+def away_notice(text: str) -> bool:
+    """Whether ``text`` (a reply's own text, which holds no move) reads as an out-of-office notice."""
+    return _AWAY_TEXT.search(text[:2000]) is not None
+
+
 def automatic(message: Message) -> str | None:
-    """The header that marks ``message`` as sent by a machine, or None."""
+    """What marks ``message`` as sent by a machine (a header's name), or None:
+    RFC 3834's headers, a mailing list's (RFC 2369, RFC 2919), a delivery
+    report (a bounce, RFC 3464), or an autoresponder's subject."""
+    found = _automatic_headers(message)
+    if found is not None:
+        return found
+    if message.get("List-Id") is not None or message.get("List-Post") is not None:
+        return "List-Id"  # a list's copy: the player's own reply reaches us directly
+    if message.get_content_type() == "multipart/report" or any(
+        part.get_content_type() in ("message/delivery-status", "message/disposition-notification")
+        for part in message.walk()
+    ):
+        return "Content-Type"
+    if parseaddr(str(message.get("From", "")))[1].partition("@")[0].lower() in _MACHINE_SENDERS:
+        return "From"
+    if _AUTOMATIC_SUBJECT.match(str(message.get("Subject", ""))):
+        return "Subject"
+    return None
+
+
+def _automatic_headers(message: Message) -> str | None:
     submitted = str(message.get("Auto-Submitted", "")).strip().lower()
     if submitted and submitted.split(";")[0].strip() != "no":
         return "Auto-Submitted"

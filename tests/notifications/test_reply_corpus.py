@@ -1,0 +1,66 @@
+"""Every reply of the corpus (``reply_corpus``: phones, Gmail's wrapped
+header, Outlook, Apple Mail, Thunderbird, in the five languages), sent as raw
+MIME through the provider's webhook, plays the writer's move and puts exactly
+the writer's note at the table: never a signature, a wrapped header or a
+line of the quote."""
+
+from __future__ import annotations
+
+import base64
+from email.message import EmailMessage
+
+import pytest
+from django.conf import settings
+
+from games import engine, store
+from games.models import GameEvent
+from games.talk.models import TableMessage
+from notifications import emails
+from notifications.models import Kind, Notification
+from tests.notifications.helpers import latest, placement_turn_of
+from tests.notifications.reply_corpus import CORPUS, NOTES
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.filterwarnings("ignore::anymail.exceptions.AnymailNotSupportedWarning"),
+]
+
+
+@pytest.fixture
+def turn(started_game):
+    placement_turn_of(started_game, 0)
+    notification = latest(Kind.YOUR_TURN, seat=0)
+    address = str(emails.build_message(notification).reply_to[0])
+    state = store.state_of(started_game)
+    p = engine.legal_actions(engine.player_view(state, 0)).placements[-1]
+    return started_game, address, engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour)
+
+
+def send(client, to: str, body: str, name: str) -> int:
+    message = EmailMessage()
+    message["From"] = "Alice <alice@example.com>"
+    message["To"] = to
+    message["Subject"] = "Re: Manhattan: your turn"
+    message["Message-ID"] = f"<{name}@mail.example.com>"
+    message.set_content(body)
+    auth = "Basic " + base64.b64encode(settings.ANYMAIL["WEBHOOK_SECRET"].encode()).decode()
+    response = client.post("/inbound/sendgrid/inbound/", {"email": message.as_string()}, HTTP_AUTHORIZATION=auth)
+    return int(response.status_code)
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_each_reply_of_the_corpus_plays_its_move_and_says_only_what_was_written(turn, client, name):
+    game, address, action = turn
+    language = name.rsplit("-", 1)[1]
+    version = game.version
+    note = "" if "no-note" in name else NOTES[language]
+    body = CORPUS[name].format(move=engine.format_action(action, language=language), note=note)
+
+    assert send(client, address, body, name) == 200
+
+    event = GameEvent.objects.filter(game=game, seq=version + 1).first()
+    assert event is not None, "the move was not played"
+    played = event.payload
+    assert (played["card"], played["city"], played["size"]) == (action.card, action.city, action.size)
+    assert [m.text for m in TableMessage.objects.all()] == ([note] if note else [])
+    assert not Notification.objects.filter(kind=Kind.MOVE_REFUSED).exists()
