@@ -41,7 +41,9 @@ def start_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:
     from manhattan_site import heartbeats
 
     queues = sorted(q.name for q in sender.app.amqp.queues.consume_from.values()) if sender else []
-    heartbeats.start("worker", name=getattr(sender, "hostname", None), queues=queues)
+    # Named by host and queues: two workers on one host (the same default node name) are both seen.
+    name = f"{getattr(sender, 'hostname', 'worker')} [{','.join(queues)}]"
+    heartbeats.start("worker", name=name, queues=queues)
 
 
 def start_beat_heartbeat(sender: Any = None, **kwargs: Any) -> None:

@@ -61,6 +61,16 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str)
 
 
+def probes() -> dict[str, Callable[[HttpRequest], HttpResponse]]:
+    """The health checks and the metrics, answered here before any other middleware: a
+    probe asks by address (127.0.0.1 in a container's health check, a pod's IP), over
+    plain HTTP, so ALLOWED_HOSTS and the HTTPS redirect must not turn it away. /metrics
+    still needs its token or network."""
+    from manhattan_site import health, metrics
+
+    return {"/healthz": health.healthz, "/readyz": health.readyz, "/metrics": metrics.metrics_view}
+
+
 class RequestContextMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -72,7 +82,8 @@ class RequestContextMiddleware:
         user_token = user_id.set(None)
         started = time.monotonic()
         try:
-            response = self.get_response(request)
+            probe = probes().get(request.path)
+            response = probe(request) if probe is not None else self.get_response(request)
         finally:
             duration = time.monotonic() - started
         try:
@@ -82,6 +93,8 @@ class RequestContextMiddleware:
                 user_id.set(user.pk)
             match = getattr(request, "resolver_match", None)
             route = ("/" + match.route) if match is not None and match.route else "unmatched"
+            if request.path in ("/healthz", "/readyz", "/metrics"):
+                route = request.path
             game = _GAME.search(request.path)
             access_log.info(
                 "%s %s %s",

@@ -134,3 +134,12 @@ def test_metrics_count_moves_requests_and_games(client: Client, settings, starte
     assert "manhattan_request_seconds_bucket{" in after
     assert 'route="/api/v1/games/<str:game_id>/actions"' in after or "/actions" in after
     assert 'manhattan_oldest_pending_seconds{kind="email"}' in after
+
+
+def test_probes_answer_by_address_over_plain_http_in_production(client: Client, settings):
+    """A container's health check asks http://127.0.0.1:8000/readyz, not the site's name over HTTPS."""
+    settings.ALLOWED_HOSTS = ["manhattan.example.com"]
+    settings.SECURE_SSL_REDIRECT = True
+    assert client.get("/readyz", HTTP_HOST="127.0.0.1:8000").status_code == 200
+    assert client.get("/healthz", HTTP_HOST="10.0.0.7").status_code == 200
+    assert client.get("/games/", HTTP_HOST="127.0.0.1:8000").status_code == 400
