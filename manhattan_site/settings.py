@@ -272,6 +272,8 @@ STREAMS_CHANNEL = env("STREAMS_CHANNEL", "manhattan:streams")
 STREAMS_POLL_SECONDS = float(env("STREAMS_POLL_SECONDS", "0" if STREAMS_REDIS_URL else "1"))
 STREAMS_HEARTBEAT_SECONDS = float(env("STREAMS_HEARTBEAT_SECONDS", "15"))
 STREAMS_PER_USER = env_int("STREAMS_PER_USER", 10)
+# Redis connections a process uses for the streams' slots at most (a burst waits for one).
+STREAMS_REDIS_MAX_CONNECTIONS = env_int("STREAMS_REDIS_MAX_CONNECTIONS", 20)
 STREAMS_IDLE_SECONDS = float(env("STREAMS_IDLE_SECONDS", "3600"))  # without an event: then the client reconnects
 STREAMS_SEND_TIMEOUT_SECONDS = float(env("STREAMS_SEND_TIMEOUT_SECONDS", "30"))  # a reader this slow is dropped
 STREAMS_RETRY_MS = env_int("STREAMS_RETRY_MS", 2000)  # how soon EventSource reconnects
