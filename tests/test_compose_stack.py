@@ -6,12 +6,14 @@ SMTP sink instead of the compose network's host names."""
 
 from __future__ import annotations
 
+import http.server
 import os
 import re
 import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +28,7 @@ from accounts.services import create_api_token
 from games.models import Game
 from tests.games.test_move_queries import _some_action
 from tests.notifications.test_worker_integration import smtp  # noqa: F401  (the SMTP sink fixture)
-from tests.streams.conftest import end_other_sessions
+from tests.streams.conftest import SseClient, end_other_sessions
 from tests.streams.test_two_processes import database_url_of_the_tests, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +92,9 @@ class Stack:
             "STATIC_ROOT": str(tmp_path / "static"),
             "VAR_DIR": str(tmp_path / "var"),
             "METRICS_TOKEN": METRICS_TOKEN,
+            # The webhook receiver of the test listens on 127.0.0.1 over plain HTTP.
+            "WEBHOOK_ALLOW_HTTP": "true",
+            "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
             "PYTHONPATH": str(ROOT),
             "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
         }
@@ -158,6 +163,29 @@ def stack(tmp_path: Path, smtp) -> Iterator[Stack]:  # noqa: F811
         end_other_sessions()
 
 
+@pytest.fixture
+def webhook_receiver() -> Iterator[tuple[list[bytes], str]]:
+    """An HTTP server on 127.0.0.1 that keeps every body POSTed to it."""
+    bodies: list[bytes] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            bodies.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield bodies, f"http://127.0.0.1:{server.server_address[1]}/hook"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def wait_for(check, what: str, stack: Stack, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while True:
@@ -180,6 +208,8 @@ def test_the_compose_services_start_and_play_a_move_with_its_email(
     alice,
     bob,
     smtp,  # noqa: F811
+    webhook_receiver,
+    settings,
 ):
     inbox, _port = smtp
     assert set(APP_SERVICES) <= set(stack.compose["services"])
@@ -197,9 +227,26 @@ def test_the_compose_services_start_and_play_a_move_with_its_email(
     workers = ready["operations"]["workers"]["seen"]
     assert len(workers) == 2, workers  # the email worker and the bots worker
 
+    from webhooks import services as webhooks
+    from webhooks.models import EventType
+
+    settings.WEBHOOK_ALLOW_HTTP = True
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    hooks, hook_url = webhook_receiver
+    webhooks.create_endpoint(owner=bob, url=hook_url, event_types=[value for value, _ in EventType.choices])
+
     token = create_api_token(user=alice, name="compose").raw
     headers = {"Authorization": f"Bearer {token}", "X-Forwarded-Proto": "https", "X-Request-ID": "compose-move-1"}
     url = f"{stack.url}/api/v1/games/{started_game.public_id}"
+    # Streams on the web tier (two workers: with three, both almost surely hold one), each
+    # read up to the game's present, then waiting for the move that the other may take.
+    bob_token = create_api_token(user=bob, name="compose").raw
+    stream_headers = {"Authorization": f"Bearer {bob_token}", "X-Forwarded-Proto": "https"}
+    streams = [SseClient(f"{url}/stream", headers=stream_headers) for _ in range(3)]
+    for stream in streams:
+        assert stream.status == 200, stream.body
+        for _ in range(started_game.version):
+            stream.next(timeout=30)
     legal = httpx.get(f"{url}/legal-actions", headers=headers, timeout=30)
     assert legal.status_code == 200, legal.text
     body = {"action": _some_action(legal.json()), "expected_version": legal.json()["version"]}
@@ -213,6 +260,10 @@ def test_the_compose_services_start_and_play_a_move_with_its_email(
         body = {"action": _some_action(legal), "expected_version": legal["version"]}
         assert httpx.post(f"{url}/actions", json=body, headers=headers, timeout=30).status_code == 200
     wait_for(lambda: any(m["To"] == bob.email for m in inbox.messages), "bob's turn email at the SMTP sink", stack)
+    wait_for(lambda: any(b'"game.move"' in body for body in hooks), "bob's game.move webhook", stack)
+    for stream in streams:
+        assert stream.until(lambda e: e.id == str(started_game.version + 1), timeout=30)
+        stream.close()
 
     metrics = httpx.get(f"{stack.url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30)
     assert metrics.status_code == 200
