@@ -143,3 +143,24 @@ def test_probes_answer_by_address_over_plain_http_in_production(client: Client, 
     assert client.get("/readyz", HTTP_HOST="127.0.0.1:8000").status_code == 200
     assert client.get("/healthz", HTTP_HOST="10.0.0.7").status_code == 200
     assert client.get("/games/", HTTP_HOST="127.0.0.1:8000").status_code == 400
+
+
+def test_a_database_outage_is_named_in_the_log_and_answered_503(client: Client, monkeypatch, caplog):
+    from django.db import OperationalError, connection
+
+    def refused() -> None:
+        raise OperationalError('connection to server at "127.0.0.1", port 5432 failed: Connection refused')
+
+    monkeypatch.setattr(connection, "ensure_connection", refused)
+    with caplog.at_level(logging.ERROR):
+        page = client.get("/leaderboard/")
+        ready = client.get("/readyz")
+    assert page.status_code == 503
+    assert page.json()["code"] == "database_unavailable"
+    assert ready.status_code == 503
+    assert ready.json()["checks"]["database"]["ok"] is False
+    assert "Connection refused" in ready.json()["checks"]["database"]["error"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "manhattan.database"]
+    assert logged
+    assert "Connection refused" in logged[0]
+    assert "OperationalError" in logged[0]
