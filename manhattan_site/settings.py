@@ -188,6 +188,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # CONN_MAX_AGE and health checks (see manhattan_site/celery.py).
 CELERY_DB_REUSE_MAX = 2**31
 CELERY_TIMEZONE = TIME_ZONE
+# Workers log through LOGGING below (JSON lines in production, with the request id of the
+# request that queued the task) instead of Celery's own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Bot turns have a queue of their own: a search bot thinks for up to
 # BOT_SEARCH_SECONDS a move, and that must never hold up the emails.
 CELERY_TASK_ROUTES = {

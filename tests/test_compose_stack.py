@@ -269,3 +269,5 @@ def test_the_compose_services_start_and_play_a_move_with_its_email(
     assert metrics.status_code == 200
     assert 'manhattan_moves_total{code="",outcome="accepted"}' in metrics.text
     assert '"request_id": "compose-move-1"' in stack.log("web")  # JSON access lines in production
+    # The tasks the move queued log with its request id, in the worker.
+    assert '"request_id": "compose-move-1"' in (stack.tmp / "worker.log").read_text()
