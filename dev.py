@@ -23,6 +23,9 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / "python"
+# Every dependency, dev tools included, at the versions the tests passed with (docs/operations.md
+# says how to update it: uv pip compile pyproject.toml --extra dev --generate-hashes).
+LOCK = ROOT / "requirements-dev.lock"
 POSTGRES_TEST_URL = "postgres://postgres@127.0.0.1:5432/test"
 # One test process per core (pytest-xdist), each with its own test database; a
 # file's tests stay in one process, so what a module sets up is set up once.
@@ -49,11 +52,13 @@ def ensure_venv() -> None:
     if not PYTHON.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)
     stamp = VENV / ".installed"
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + LOCK.read_bytes()).hexdigest()
     if stamp.exists() and stamp.read_text() == wanted:
         return
     run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    run(PYTHON, "-m", "pip", "install", "--quiet", "-e", ".[dev]")
+    # The locked versions, each checked against its hash; then the project without resolving again.
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--require-hashes", "-r", LOCK)
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")
     stamp.write_text(wanted)
 
 

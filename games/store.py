@@ -8,9 +8,9 @@ that other apps (emails, reminders) act in the same transaction without this
 app knowing them.
 
 Folding starts from the latest state this process already knows of the game
-(``games.snapshots``), so a request reads and applies only the events
-appended since — none at all when it asks for the version the known state
-is at.
+(``games.snapshots``, checked against the log, so that a restore needs no
+restart), so a request reads and applies only the events appended since —
+none at all when it asks for the version the known state is at.
 """
 
 from __future__ import annotations
@@ -114,23 +114,40 @@ def loaded(game: Game, *, upto: int | None = None, fold: bool = True) -> LoadedG
 def state_of(game: Game, upto: int | None = None) -> GameState | None:
     """The game's state after event ``upto`` (by default after its last one),
     or ``None`` before it starts."""
-    known = snapshots.states.latest(game.public_id)
-    if known is not None and known.seq == upto:
-        return known
-    if known is not None and (upto is None or known.seq < upto):
-        newer = event_payloads(game, after=known.seq, upto=upto)
-        if not newer:
-            return known
-        state = known.copy()
-        for event in newer:
-            apply_in_place(state, event)
-    else:
-        payloads = event_payloads(game, upto=upto)
-        if not payloads:
-            return None
-        state = engine.fold(payloads)
-    _remember_on_commit(game, state)
+    entry = snapshots.states.latest_with_mark(game.public_id)
+    if entry is not None:
+        known, mark = entry
+        target = game.version if upto is None else upto
+        if known.seq == target == game.version and mark.game_updated == game.updated:
+            return known  # the game row is as it was when this state was its latest
+        if known.seq <= target:
+            rows = _event_rows(game, after=known.seq - 1, upto=upto)
+            if rows and rows[0][0] == mark.event_pk and rows[0][1] == mark.event_created:
+                if len(rows) == 1:
+                    _remember_on_commit(game, known, rows[0])
+                    return known
+                state = known.copy()
+                for _pk, _created, payload in rows[1:]:
+                    apply_in_place(state, payload)
+                _remember_on_commit(game, state, rows[-1])
+                return state
+        if known.seq > game.version or known.seq <= target:
+            # Not the log this state was folded from (a restore replaced it): never use it again.
+            snapshots.states.forget(game.public_id)
+    rows = _event_rows(game, upto=upto)
+    if not rows:
+        return None
+    state = engine.fold([payload for _pk, _created, payload in rows])
+    _remember_on_commit(game, state, rows[-1])
     return state
+
+
+def _event_rows(game: Game, *, after: int = 0, upto: int | None = None) -> list[tuple[int, Any, engine.Event]]:
+    """(row id, time, payload) of the game's events ``after`` < seq <= ``upto``, in order."""
+    events = GameEvent.objects.filter(game=game, seq__gt=after)
+    if upto is not None:
+        events = events.filter(seq__lte=upto)
+    return list(events.order_by("seq").values_list("pk", "created", "payload"))
 
 
 def event_payloads(game: Game, *, after: int = 0, upto: int | None = None) -> list[engine.Event]:
@@ -158,11 +175,17 @@ def event_rows(game: Game, *, after: int = 0, limit: int = 1000) -> list[dict[st
     return [dict(row) for row in events.values("seq", "payload", "created")[:limit]]
 
 
-def _remember_on_commit(game: Game, state: GameState) -> None:
+def _remember_on_commit(game: Game, state: GameState, last_event: tuple[Any, ...]) -> None:
     """Cache ``state`` once what it was folded from is committed: a state of a
-    move that is rolled back must never be taken for the game's."""
+    move that is rolled back must never be taken for the game's. ``last_event``
+    is the (row id, time) of its last event, what a later read checks it against."""
+    event_pk, event_created = last_event[0], last_event[1]
+    if event_pk is None:
+        return
+    game_updated = game.updated if state.seq == game.version else None
+    mark = snapshots.Mark(event_pk, event_created, game_updated)
     public_id = game.public_id
-    transaction.on_commit(lambda: snapshots.states.remember(public_id, state))
+    transaction.on_commit(lambda: snapshots.states.remember(public_id, state, mark))
 
 
 # What ``append`` changes: saving only these keeps a move from rewriting the
@@ -212,5 +235,5 @@ def append(
     events_appended.send(
         sender=Game, loaded=loaded, events=events, first_seq=first, acting_seat=seat, cause=cause, now=now
     )
-    _remember_on_commit(game, state)
+    _remember_on_commit(game, state, (rows[-1].pk, now))
     return now

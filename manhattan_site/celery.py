@@ -4,7 +4,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import beat_init, task_postrun, task_prerun, worker_ready
+from celery.signals import beat_init, before_task_publish, task_postrun, task_prerun, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "manhattan_site.settings")
 
@@ -41,7 +41,9 @@ def start_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:
     from manhattan_site import heartbeats
 
     queues = sorted(q.name for q in sender.app.amqp.queues.consume_from.values()) if sender else []
-    heartbeats.start("worker", name=getattr(sender, "hostname", None), queues=queues)
+    # Named by host and queues: two workers on one host (the same default node name) are both seen.
+    name = f"{getattr(sender, 'hostname', 'worker')} [{','.join(queues)}]"
+    heartbeats.start("worker", name=name, queues=queues)
 
 
 def start_beat_heartbeat(sender: Any = None, **kwargs: Any) -> None:
@@ -52,3 +54,23 @@ def start_beat_heartbeat(sender: Any = None, **kwargs: Any) -> None:
 
 worker_ready.connect(start_worker_heartbeat)
 beat_init.connect(start_beat_heartbeat)
+
+
+def carry_request_id(headers: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    """A task queued by a request carries its id, so the task's log lines name the request."""
+    from manhattan_site.observability import request_id
+
+    if headers is not None and (current := request_id.get()):
+        headers["request_id"] = current
+
+
+def take_request_id(sender: Any = None, **kwargs: Any) -> None:
+    from manhattan_site.observability import request_id
+
+    request = getattr(sender, "request", None)
+    headers = getattr(request, "headers", None) or {}
+    request_id.set(getattr(request, "request_id", None) or headers.get("request_id"))
+
+
+before_task_publish.connect(carry_request_id)
+task_prerun.connect(take_request_id)

@@ -65,6 +65,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request id, the access log and the metrics see every answer, redirects included.
+    "manhattan_site.observability.RequestContextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "manhattan_site.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -187,6 +189,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # CONN_MAX_AGE and health checks (see manhattan_site/celery.py).
 CELERY_DB_REUSE_MAX = 2**31
 CELERY_TIMEZONE = TIME_ZONE
+# Workers log through LOGGING below (JSON lines in production, with the request id of the
+# request that queued the task) instead of Celery's own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Bot turns have a queue of their own: a search bot thinks for up to
 # BOT_SEARCH_SECONDS a move, and that must never hold up the emails.
 CELERY_TASK_ROUTES = {
@@ -223,6 +228,23 @@ CELERY_BEAT_SCHEDULE = {
 HEARTBEAT_SECONDS = float(env("HEARTBEAT_SECONDS", "20"))  # how often workers and beat say they are alive
 HEARTBEAT_STALE_SECONDS = env_int("HEARTBEAT_STALE_SECONDS", 60)  # then /readyz reports them missing
 OUTBOX_STALE_SECONDS = env_int("OUTBOX_STALE_SECONDS", 600)  # a pending email or webhook older than this is late
+# /metrics answers only with "Authorization: Bearer <METRICS_TOKEN>" or from these networks (CIDR).
+METRICS_TOKEN = env("METRICS_TOKEN")
+METRICS_ALLOWED_NETWORKS = env_list("METRICS_ALLOWED_NETWORKS", "")
+# Errors to Sentry when set (needs the sentry-sdk package, not installed by default).
+SENTRY_DSN = env("SENTRY_DSN")
+if SENTRY_DSN:
+    import sentry_sdk
+    from sentry_sdk.integrations.celery import CeleryIntegration
+    from sentry_sdk.integrations.django import DjangoIntegration
+
+    sentry_sdk.init(
+        dsn=SENTRY_DSN,
+        environment=DJANGO_ENV,
+        integrations=[DjangoIntegration(), CeleryIntegration()],
+        traces_sample_rate=float(env("SENTRY_TRACES_SAMPLE_RATE", "0")),
+        send_default_pii=False,
+    )
 
 # --- Webhooks (webhooks/) ------------------------------------------------------
 # Plain http endpoints are refused unless this is set (development and tests only).
@@ -258,6 +280,8 @@ STREAMS_CHANNEL = env("STREAMS_CHANNEL", "manhattan:streams")
 STREAMS_POLL_SECONDS = float(env("STREAMS_POLL_SECONDS", "0" if STREAMS_REDIS_URL else "1"))
 STREAMS_HEARTBEAT_SECONDS = float(env("STREAMS_HEARTBEAT_SECONDS", "15"))
 STREAMS_PER_USER = env_int("STREAMS_PER_USER", 10)
+# Redis connections a process uses for the streams' slots at most (a burst waits for one).
+STREAMS_REDIS_MAX_CONNECTIONS = env_int("STREAMS_REDIS_MAX_CONNECTIONS", 20)
 STREAMS_IDLE_SECONDS = float(env("STREAMS_IDLE_SECONDS", "3600"))  # without an event: then the client reconnects
 STREAMS_SEND_TIMEOUT_SECONDS = float(env("STREAMS_SEND_TIMEOUT_SECONDS", "30"))  # a reader this slow is dropped
 STREAMS_RETRY_MS = env_int("STREAMS_RETRY_MS", 2000)  # how soon EventSource reconnects
@@ -432,10 +456,25 @@ if PRODUCTION:
     CSRF_COOKIE_SECURE = True
     CSRF_COOKIE_HTTPONLY = True
 
+# JSON lines in production (one object per line: time, level, logger, message, request id,
+# user and game where known); readable lines in development. LOG_FORMAT overrides.
+LOG_FORMAT = env("LOG_FORMAT", "json" if PRODUCTION else "text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request": {"()": "manhattan_site.observability.RequestContextFilter"}},
+    "formatters": {
+        "json": {"()": "manhattan_site.observability.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request"]},
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # One access line per request from the middleware: Django's own 4xx/5xx lines repeat it.
+        "django.request": {"level": "ERROR"},
+        "manhattan.access": {"level": env("ACCESS_LOG_LEVEL", "INFO")},
+    },
 }

@@ -5,7 +5,7 @@ from django.views.generic import RedirectView
 
 from accounts import oauth
 from games.api.problems import api_not_found
-from manhattan_site import favicon, health
+from manhattan_site import favicon, health, metrics, operations
 from notifications.export_views import DataExportView
 from notifications.inbound import webhook
 from ratings.api import LeaderboardView, PlayerView
@@ -15,6 +15,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("favicon.ico", favicon.favicon, name="favicon"),
+    path("metrics", metrics.metrics_view, name="metrics"),
+    path("admin/operations/", admin.site.admin_view(operations.operations_view), name="admin-operations"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("webhooks.api.urls")),
     # The players API lives in the ratings app; games' API URLs end in a catch-all 404.

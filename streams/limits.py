@@ -57,10 +57,19 @@ _clients: dict[asyncio.AbstractEventLoop, aioredis.Redis] = {}
 
 
 def _redis() -> aioredis.Redis:
-    # A Redis client belongs to the event loop it was made on.
+    # A Redis client belongs to the event loop it was made on. Its pool is bounded and
+    # blocking: a burst of streams opening or renewing at once waits a moment for a
+    # connection instead of failing (redis-py's default pool refuses the 101st with
+    # MaxConnectionsError, which made the limit fail open for every stream past ~100).
     loop = asyncio.get_running_loop()
     if loop not in _clients:
-        _clients[loop] = aioredis.from_url(settings.STREAMS_REDIS_URL, socket_timeout=2)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            settings.STREAMS_REDIS_URL,
+            max_connections=settings.STREAMS_REDIS_MAX_CONNECTIONS,
+            timeout=5,
+            socket_timeout=2,
+        )
+        _clients[loop] = aioredis.Redis(connection_pool=pool)
     return _clients[loop]
 
 

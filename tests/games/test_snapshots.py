@@ -9,13 +9,14 @@ from uuid import uuid4
 
 import pytest
 from django.db import transaction
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accounts.models import User
 from games import engine, services, snapshots, store
 from games.errors import GameError
-from games.models import Game
+from games.models import Game, GameEvent
 from tests.notifications.helpers import greedy_move, play_until
 
 pytestmark = pytest.mark.django_db
@@ -40,6 +41,12 @@ def full_fold(game: Game, upto: int | None = None) -> engine.GameState:
     return engine.fold(store.event_payloads(game, upto=upto))
 
 
+def mark_at(game: Game, seq: int) -> snapshots.Mark:
+    """The mark a state folded up to ``seq`` of this log carries."""
+    pk, created = GameEvent.objects.filter(game=game, seq=seq).values_list("pk", "created").get()
+    return snapshots.Mark(pk, created)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_state_read_through_the_cache_equals_the_fold_of_the_log(finished_game: Game, data: st.DataObject) -> None:
@@ -49,7 +56,9 @@ def test_a_state_read_through_the_cache_equals_the_fold_of_the_log(finished_game
     snapshots.states.clear()
     known = data.draw(st.one_of(st.none(), st.integers(1, version)), label="cached version")
     if known is not None:
-        snapshots.states.remember(finished_game.public_id, full_fold(finished_game, known))
+        snapshots.states.remember(
+            finished_game.public_id, full_fold(finished_game, known), mark_at(finished_game, known)
+        )
     upto = data.draw(st.one_of(st.none(), st.integers(1, version)), label="read at")
     state = store.state_of(finished_game, upto)
     assert state == full_fold(finished_game, upto)
@@ -104,12 +113,13 @@ def test_the_cache_keeps_the_latest_state_and_forgets_the_least_used_games() -> 
     a, b, c = uuid4(), uuid4(), uuid4()
     early, late = engine.fold([_created()]), engine.fold([_created()])
     late.seq = 5
-    cache.remember(a, late)
-    cache.remember(a, early)  # an older state never replaces a later one
+    mark = snapshots.Mark(1, timezone.now())
+    cache.remember(a, late, mark)
+    cache.remember(a, early, mark)  # an older state never replaces a later one
     assert cache.latest(a) is late
-    cache.remember(b, early)
+    cache.remember(b, early, mark)
     cache.latest(a)  # a is used: b is now the least recently used
-    cache.remember(c, early)
+    cache.remember(c, early, mark)
     assert cache.latest(b) is None
     assert cache.latest(a) is late
     assert cache.latest(c) is early

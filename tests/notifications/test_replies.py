@@ -29,7 +29,6 @@ from tests.notifications.helpers import latest, parts, placement_turn_of, visibl
 pytestmark = [
     pytest.mark.django_db,
     # Anymail warns that it no longer supports SendGrid officially; its inbound parsing is what we use.
-    pytest.mark.filterwarnings("ignore::anymail.exceptions.AnymailNotSupportedWarning"),
 ]
 
 WEBHOOK = "/inbound/sendgrid/inbound/"

@@ -16,7 +16,6 @@ from tests.notifications.test_replies import legal_move, raw_reply, receive, rep
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.filterwarnings("ignore::anymail.exceptions.AnymailNotSupportedWarning"),
 ]
 __all__ = ["legal_move", "receive", "reply_address", "your_turn"]  # fixtures shared with the reply tests
 

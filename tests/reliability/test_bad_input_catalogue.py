@@ -47,7 +47,6 @@ from notifications.reply_address import reply_address
 pytestmark = [
     pytest.mark.django_db,
     # Anymail warns that it no longer supports SendGrid officially; its inbound parsing is what we use.
-    pytest.mark.filterwarnings("ignore::anymail.exceptions.AnymailNotSupportedWarning"),
 ]
 
 API = "/api/v1"
