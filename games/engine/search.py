@@ -126,7 +126,7 @@ def search(
     assert view.to_act == seat
     search_rng = random.Random(rng.getrandbits(64))
     hidden = HiddenCards(view)
-    moves = list(root_moves) if root_moves is not None else _root_moves(view)
+    moves = list(root_moves) if root_moves is not None else sensible_moves(view)
     root = Node(mover=seat)
     if len(moves) == 1 and root_moves is None:
         return SearchResult(seat, moves, root, 0)
@@ -256,7 +256,7 @@ def _apply(state: GameState, player: int, key: Key, rng: random.Random) -> None:
     execute_trusted(state, player, action, rng)
 
 
-def _root_moves(view: PlayerView) -> list[Key]:
+def sensible_moves(view: PlayerView) -> list[Key]:
     """The seat's moves, the same in every sample, best first by the immediate score difference."""
     seat = view.seat
     assert seat is not None
