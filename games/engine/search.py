@@ -188,9 +188,14 @@ def _select_or_expand(
     node: Node, state: GameState, player: int, ordered: Sequence[Key] | None, rng: random.Random
 ) -> tuple[Key, bool]:
     """The move to take from ``node`` in this sample, and whether it is new to the tree."""
-    available = [
-        (key, child) for (mover, key), child in node.children.items() if mover == player and _legal(state, player, key)
-    ]
+    if ordered is not None:  # the root: its moves are the seat's own, legal in every sample of the view
+        available = [(key, child) for (_, key), child in node.children.items()]
+    else:
+        available = [
+            (key, child)
+            for (mover, key), child in node.children.items()
+            if mover == player and _legal(state, player, key)
+        ]
     for _, child in available:  # UCB1 counts the chances a child had: every visit it was legal in
         child.available += 1
     if len(available) < 1 + WIDENING * math.sqrt(node.visits):
