@@ -27,7 +27,7 @@ from itertools import combinations_with_replacement
 
 from .actions import Action, SelectPieces, place_action
 from .commands import execute_trusted
-from .determinize import HiddenCards, sample_state
+from .determinize import Deals, HiddenCards
 from .greedy import balanced_selection, best_placements
 from .playout import PLAYOUT_POLICIES, PlacementPolicy, leads, play_out, policy_placement, rewards
 from .rotation import CARD_INDEXES
@@ -134,7 +134,8 @@ def search(
     # seed then play their playouts on the same deals, whatever the trees do (the review
     # compares moves so, with less noise than independent deals give).
     deal_rng = random.Random(search_rng.getrandbits(64))
-    baseline = leads(sample_state(view, hidden, deal_rng))
+    deals = Deals(view, hidden)
+    baseline = leads(deals.sample(deal_rng))
     policy = PLAYOUT_POLICIES[budget.playout]
     until_round = view.options.rounds if to_game_end else view.round
     started = time.thread_time()
@@ -143,7 +144,7 @@ def search(
         if budget.seconds is not None and iterations and time.thread_time() - started >= budget.seconds:
             break
         iterations += 1
-        _iterate(root, moves, sample_state(view, hidden, deal_rng), until_round, baseline, search_rng, policy)
+        _iterate(root, moves, deals.sample(deal_rng), until_round, baseline, search_rng, policy)
     return SearchResult(seat, moves, root, iterations)
 
 
