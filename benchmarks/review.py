@@ -28,16 +28,20 @@ from games.engine.search import sensible_moves
 from games.engine.simulate import play_game
 
 
-def cost(players: int, iterations: int) -> dict[str, Any]:
+def cost(players: int, iterations: int, every: int = 1) -> dict[str, Any]:
+    """The CPU time of the game's review; with ``every`` > 1 only every such move is reviewed
+    and the time is scaled up to all of them (an estimate, said so in the output)."""
     events = play_game(GameOptions(players=players), ["greedy"] * players, f"review-cost:{players}").events
+    indexes = [index for index, _ in reviewable_moves(events)]
+    chosen = set(indexes[::every])
     started = time.thread_time()
-    reviews = review_game(events, iterations=iterations)
-    seconds = time.thread_time() - started
+    reviews = review_game(events, iterations=iterations, only=chosen)
+    seconds = (time.thread_time() - started) * len(indexes) / len(chosen)
     marks: dict[str, int] = {}
     for review in reviews:
         if review.mark:
             marks[review.mark] = marks.get(review.mark, 0) + 1
-    return {"players": players, "moves": len(reviews), "cpu_s": seconds, "marks": marks}
+    return {"players": players, "moves": len(indexes), "reviewed": len(reviews), "cpu_s": seconds, "marks": marks}
 
 
 def noise(players: int, iterations: int, seeds: int, positions: int) -> list[dict[str, Any]]:
@@ -57,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=6)
     parser.add_argument("--positions", type=int, default=5)
     parser.add_argument("--only", choices=("cost", "noise"))
+    parser.add_argument("--players", type=int, choices=(2, 4), help="the cost of this player count only")
+    parser.add_argument("--every", type=int, default=1, help="cost: review every Nth move only and scale up")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 5 iterations, 2 seeds, 1 position")
     args = parser.parse_args(argv)
@@ -67,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         results["noise"] = {f"{p}p": noise(p, args.iterations, args.seeds, args.positions) for p in (2, 4)}
     if args.only != "noise":
         results["cost"] = []
-        for players in (2, 4):
+        for players in (args.players,) if args.players else (2, 4):
             print(f"cost: reviewing a {players}-player game ...", file=sys.stderr, flush=True)
-            results["cost"].append(cost(players, args.iterations))
+            results["cost"].append(cost(players, args.iterations, args.every))
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
