@@ -134,3 +134,26 @@ def test_streams_quick_json() -> None:
     assert results["events_missing"] == 0
     assert results["kib_per_stream"] > 0
     assert 0 < results["latency_ms"]["p50"] <= results["latency_ms"]["p99"]
+
+
+@pytest.mark.parametrize("module", ["search_rate", "review"])
+def test_bot_benchmarks_quick_json(module: str) -> None:
+    """The strong bot's search rate (old engine against today's) and the review's cost and noise."""
+    done = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{module}", "--quick", "--json"],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout)
+    if module == "search_rate":
+        for figures in results["players"].values():
+            assert figures["old_median"] > 0
+            assert figures["new_median"] > 0
+    else:
+        assert all(row["moves"] > 0 and row["cpu_s"] > 0 for row in results["cost"])
+        assert all(row["cost_sd"] >= 0 for rows in results["noise"].values() for row in rows)

@@ -90,3 +90,27 @@ def _selection_queue(view: PlayerView, clockwise: tuple[int, ...]) -> list[int]:
         if not view.resigned[player]:
             queue.extend(c for c in view.colours[player] if not any(view.selection[c]))
     return queue
+
+
+class Deals:
+    """``sample_state`` for many iterations of one decision: the state is built from the view
+    once, and each sample is a copy of it with the hidden cards dealt anew (the same deal,
+    from the same generator, as ``sample_state`` makes: a test checks they are equal)."""
+
+    def __init__(self, view: PlayerView, hidden: HiddenCards) -> None:
+        self.template = sample_state(view, hidden, random.Random(0))
+        self.unseen = hidden.unseen
+        self.seat = view.seat
+        self.sizes = [(p, view.hand_sizes[p]) for p in hidden.others]
+
+    def sample(self, rng: random.Random) -> GameState:
+        cards = self.unseen[:]
+        rng.shuffle(cards)
+        state = self.template.copy()
+        hands = state.hands
+        taken = 0
+        for p, size in self.sizes:
+            hands[p] = cards[taken : taken + size]
+            taken += size
+        state.draw_pile = cards[taken:]
+        return state

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 
 from .actions import PlacePiece, SelectPieces, place_action
 from .commands import execute_trusted
@@ -35,11 +36,18 @@ def policy_placement(state: GameState, player: int, rng: random.Random, samples:
     board's ``points_untallest`` plus the tallest building's bonus (as ``Board.points_after``
     gives them, which a test checks), and the difference is taken without building lists.
     """
-    first, second, rivals, single_rivals = _seating(state.colours, player)
+    colours = state.colours
+    seating = _SEATINGS.get((id(colours), player))
+    if seating is None or seating[0] is not colours:
+        seating = _seating(colours, player)
+    _, first, second, rival_best, rival_a, rival_b = seating
     selection = state.selection
-    pieces = [(first, s) for s, left in zip((1, 2, 3, 4), selection[first], strict=True) if left]
+    counts = selection[first]
+    pieces = PIECES_BY_MASK[first][(counts[0] > 0) | (counts[1] > 0) << 1 | (counts[2] > 0) << 2 | (counts[3] > 0) << 3]
     if second >= 0:
-        pieces += [(second, s) for s, left in zip((1, 2, 3, 4), selection[second], strict=True) if left]
+        counts = selection[second]
+        mask = (counts[0] > 0) | (counts[1] > 0) << 1 | (counts[2] > 0) << 2 | (counts[3] > 0) << 3
+        pieces += PIECES_BY_MASK[second][mask]
     hand = state.hands[player]
     by_card = CARD_INDEXES[state.sides[player]]
     board = state.board
@@ -68,11 +76,11 @@ def policy_placement(state: GameState, player: int, rng: random.Random, samples:
         elif size < taller_from and board.tallest_count == 1:  # below: its owner keeps the bonus
             points = points[:]
             points[board.tallest_owner] += TALLEST_POINTS
-        if single_rivals is not None:
-            diff = points[first] - max([points[c] for c in single_rivals])
-        else:
-            own = points[first] + (points[second] if second >= 0 else 0)
-            diff = own - max([sum([points[c] for c in cs]) for cs in rivals])
+        own = points[first] + points[second] if second >= 0 else points[first]
+        if rival_best is not None:  # one colour each: the best other colour
+            diff = own - max(rival_best(points))
+        else:  # one other player: its colour or colours
+            diff = own - (points[rival_a] + points[rival_b] if rival_b >= 0 else points[rival_a])
         if diff > best_diff:
             best_diff, best = diff, (card, index, size, colour)
     if best is None:  # no luck sampling: the first legal placement there is
@@ -81,20 +89,38 @@ def policy_placement(state: GameState, player: int, rng: random.Random, samples:
     return place_action(card, index // LOTS_PER_CITY, size, colour if second >= 0 else None)
 
 
-Seating = tuple[int, int, list[tuple[int, ...]], list[int] | None]
-_SEATINGS: dict[tuple[Sequence[Sequence[int]], int], Seating] = {}
+Seating = tuple[object, int, int, Callable[[list[int]], tuple[int, ...]] | None, int, int]
+_SEATINGS: dict[tuple[int, int], Seating] = {}
+PIECES_BY_MASK = tuple(
+    tuple(tuple((colour, size) for size in (1, 2, 3, 4) if mask >> (size - 1) & 1) for mask in range(16))
+    for colour in range(4)
+)
+"""``PIECES_BY_MASK[colour][mask]``: the (colour, size) pieces of the sizes in ``mask`` (bit ``size - 1``)."""
 
 
 def _seating(colours: Sequence[Sequence[int]], player: int) -> Seating:
-    """The player's first and second colour (-1 if none), the other players' colours and, when
-    each of them has one, those colours: the same all game, so worked out once per seating."""
-    key = (colours, player)
-    seating = _SEATINGS.get(key)
-    if seating is None:
-        mine = colours[player]
-        rivals = [tuple(cs) for p, cs in enumerate(colours) if p != player]
-        singles = [cs[0] for cs in rivals] if all(len(cs) == 1 for cs in rivals) and len(mine) == 1 else None
-        seating = _SEATINGS[key] = (mine[0], mine[1] if len(mine) > 1 else -1, rivals, singles)
+    """What the sampled policy needs of the seating, the same all game: worked out once and
+    kept by the identity of ``colours`` (checked, so a reused id is never trusted).
+
+    The seating itself, the player's first and second colour (-1 if none), and either a
+    getter of the other players' colours (one colour each) or the one other player's
+    colour(s) (-1 if it has one): R18's comparison, without building a list a sample.
+    """
+    mine = colours[player]
+    rivals = [cs for p, cs in enumerate(colours) if p != player]
+    if len(mine) > 2 or any(len(cs) > 2 for cs in rivals) or (len(rivals) > 1 and any(len(cs) > 1 for cs in rivals)):
+        raise ValueError(f"no such seating in Manhattan: {colours!r}")  # pragma: no cover
+    rival_best = itemgetter(*[cs[0] for cs in rivals]) if len(rivals) > 1 else None  # a tuple: two or more
+    rival_a = rivals[0][0]
+    rival_b = rivals[0][1] if len(rivals) == 1 and len(rivals[0]) > 1 else -1
+    seating = _SEATINGS[(id(colours), player)] = (
+        colours,
+        mine[0],
+        mine[1] if len(mine) > 1 else -1,
+        rival_best,
+        rival_a,
+        rival_b,
+    )
     return seating
 
 

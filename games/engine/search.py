@@ -27,7 +27,7 @@ from itertools import combinations_with_replacement
 
 from .actions import Action, SelectPieces, place_action
 from .commands import execute_trusted
-from .determinize import HiddenCards, sample_state
+from .determinize import Deals, HiddenCards
 from .greedy import balanced_selection, best_placements
 from .playout import PLAYOUT_POLICIES, PlacementPolicy, leads, play_out, policy_placement, rewards
 from .rotation import CARD_INDEXES
@@ -126,7 +126,7 @@ def search(
     assert view.to_act == seat
     search_rng = random.Random(rng.getrandbits(64))
     hidden = HiddenCards(view)
-    moves = list(root_moves) if root_moves is not None else _root_moves(view)
+    moves = list(root_moves) if root_moves is not None else sensible_moves(view)
     root = Node(mover=seat)
     if len(moves) == 1 and root_moves is None:
         return SearchResult(seat, moves, root, 0)
@@ -134,7 +134,8 @@ def search(
     # seed then play their playouts on the same deals, whatever the trees do (the review
     # compares moves so, with less noise than independent deals give).
     deal_rng = random.Random(search_rng.getrandbits(64))
-    baseline = leads(sample_state(view, hidden, deal_rng))
+    deals = Deals(view, hidden)
+    baseline = leads(deals.sample(deal_rng))
     policy = PLAYOUT_POLICIES[budget.playout]
     until_round = view.options.rounds if to_game_end else view.round
     started = time.thread_time()
@@ -143,7 +144,7 @@ def search(
         if budget.seconds is not None and iterations and time.thread_time() - started >= budget.seconds:
             break
         iterations += 1
-        _iterate(root, moves, sample_state(view, hidden, deal_rng), until_round, baseline, search_rng, policy)
+        _iterate(root, moves, deals.sample(deal_rng), until_round, baseline, search_rng, policy)
     return SearchResult(seat, moves, root, iterations)
 
 
@@ -188,9 +189,14 @@ def _select_or_expand(
     node: Node, state: GameState, player: int, ordered: Sequence[Key] | None, rng: random.Random
 ) -> tuple[Key, bool]:
     """The move to take from ``node`` in this sample, and whether it is new to the tree."""
-    available = [
-        (key, child) for (mover, key), child in node.children.items() if mover == player and _legal(state, player, key)
-    ]
+    if ordered is not None:  # the root: its moves are the seat's own, legal in every sample of the view
+        available = [(key, child) for (_, key), child in node.children.items()]
+    else:
+        available = [
+            (key, child)
+            for (mover, key), child in node.children.items()
+            if mover == player and _legal(state, player, key)
+        ]
     for _, child in available:  # UCB1 counts the chances a child had: every visit it was legal in
         child.available += 1
     if len(available) < 1 + WIDENING * math.sqrt(node.visits):
@@ -256,7 +262,7 @@ def _apply(state: GameState, player: int, key: Key, rng: random.Random) -> None:
     execute_trusted(state, player, action, rng)
 
 
-def _root_moves(view: PlayerView) -> list[Key]:
+def sensible_moves(view: PlayerView) -> list[Key]:
     """The seat's moves, the same in every sample, best first by the immediate score difference."""
     seat = view.seat
     assert seat is not None

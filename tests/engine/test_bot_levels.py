@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from games.engine import GameOptions, create_game, enumerate_actions, execute, initial_state, player_view
 from games.engine.bots import BOTS, LEVELS, VARIANTS, bot_for, bot_kinds, greedy_bot, random_bot, sampled_bot
 from games.engine.constants import CITIES, LOTS_PER_CITY
-from games.engine.determinize import HiddenCards, sample_state
+from games.engine.determinize import Deals, HiddenCards, sample_state
 from games.engine.playout import PLAYOUT_POLICIES, policy_placement
 from games.engine.rotation import CARD_INDEXES
 from games.engine.search import Budget, search
@@ -145,3 +145,17 @@ def test_both_playout_policies_search_and_an_unknown_one_is_refused():
 def test_simulated_games_with_levels_are_deterministic_for_the_easy_one():
     first = play_game(GameOptions(players=3), ["easy", "greedy", "easy"], "levels").events
     assert play_game(GameOptions(players=3), ["easy", "greedy", "easy"], "levels").events == first
+
+
+@pytest.mark.parametrize(("players", "moves"), [(2, 0), (2, 33), (3, 20), (4, 1), (4, 57)])
+def test_deals_from_a_template_are_the_sampled_states(players, moves):
+    """The search deals from a copy of a state built once (``Deals``): the same states, from the
+    same generator, as building each from the view (``sample_state``)."""
+    state = position(players, moves)
+    view = player_view(state, state.to_act)
+    hidden = HiddenCards(view)
+    deals = Deals(view, hidden)
+    for seed in range(3):
+        dealt = deals.sample(random.Random(seed))
+        assert dealt == sample_state(view, hidden, random.Random(seed))
+        assert player_view(dealt, state.to_act) == view

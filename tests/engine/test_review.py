@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from games.engine import GameOptions, create_game, initial_state, player_view
-from games.engine.actions import Action, PlacePiece, SelectPieces
+from games.engine.actions import Action, PlacePiece, SelectPieces, UndoLastPlacement
 from games.engine.bots import _as_action, greedy_bot
 from games.engine.commands import execute_trusted
 from games.engine.constants import LOTS_PER_CITY
@@ -16,6 +16,7 @@ from games.engine.rules import Placement
 from games.engine.search import Key, selection_choices
 from games.engine.simulate import play_game
 from games.engine.views import PlayerView
+from tests.engine.factories import my_legal_placements, new_game
 from tests.engine.test_bot_strong import position, with_hidden_cards_dealt_again
 
 
@@ -124,3 +125,20 @@ def test_a_review_is_a_function_of_the_log_and_the_seed_and_covers_every_move():
 def test_thresholds_mark_the_largest_that_fits():
     marks = Thresholds(inaccuracy=0.1, mistake=0.2, blunder=0.3)
     assert [marks.mark(c) for c in (0.05, 0.1, 0.25, 0.3, 0.9)] == [None, "inaccuracy", "mistake", "blunder", "blunder"]
+
+
+def test_an_undone_placement_is_not_reviewed_and_the_one_that_replaced_it_is():
+    game = new_game(2, seed=4)
+    game.select_all()
+    first = my_legal_placements(game.state)[0]
+    game.place(first)
+    undone_at = len(game.events) - 1
+    game.act(None, UndoLastPlacement(reason="misclick"))
+    other = next(p for p in my_legal_placements(game.state) if p.city != first.city)
+    game.place(other)
+    indexes = [index for index, _ in reviewable_moves(game.events)]
+    assert undone_at not in indexes
+    assert len(game.events) - 1 in indexes
+    view = dict(reviewable_moves(game.events))[len(game.events) - 1]
+    assert view.seat == game.events[-1]["player"]
+    assert view.board.building(first.city * 9 + first.lot) is None  # the view before the new placement
