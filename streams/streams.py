@@ -107,6 +107,9 @@ class Stream:
     def games(self) -> set[str]:
         raise NotImplementedError
 
+    def account_still_open(self) -> bool:
+        return User.objects.filter(pk=self.user.pk, is_active=True).exists()
+
     async def start(self) -> list[feeds.Frame]:
         """The frames that open the stream (before the first replay)."""
         return []
@@ -122,9 +125,16 @@ class Stream:
         heartbeat = settings.STREAMS_HEARTBEAT_SECONDS
         try:
             yield f"retry: {settings.STREAMS_RETRY_MS}\n\n".encode()
-            last_event = loop.time()
+            last_event = checked = loop.time()
             pending = await self.start()
             while True:
+                if loop.time() - checked >= heartbeat:
+                    # An account closed (or switched off) meanwhile: its streams end too,
+                    # within a heartbeat, like every other way in (accounts/closing.py).
+                    checked = loop.time()
+                    if not await run_sync(self.account_still_open):
+                        yield b": account closed\n\n"
+                        return
                 pending += await self.read()
                 listener.games = self.games()
                 for frame in pending:
