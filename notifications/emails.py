@@ -25,7 +25,7 @@ from games.talk import services as talk
 
 from . import mail_ids
 from .models import UNSUBSCRIBABLE, Kind, Notification
-from .reply_address import reply_address
+from .reply_address import address_for, reply_address
 
 # Kinds whose email carries what the other players wrote at the table since
 # the recipient's previous such email (table talk sends no mail of its own).
@@ -67,8 +67,14 @@ def email_context(notification: Notification) -> dict[str, Any]:
         context["games_link"] = links.page_url(user, "games")
         ids = [str(game_id) for game_id in context.get("games", [])]
         titles = {str(g.public_id): g.title for g in Game.objects.filter(public_id__in=ids)}
+        replies = context.get("replies") or {}
         context["game_links"] = [
-            {"id": game_id, "name": titles.get(game_id, game_id[:8]), "link": links.game_url(user, game_id)}
+            {
+                "id": game_id,
+                "name": titles.get(game_id, game_id[:8]),
+                "link": links.game_url(user, game_id),
+                "reply_address": address_for(*replies[game_id]) if game_id in replies else "",
+            }
             for game_id in ids
         ]
     if game is None:
@@ -208,7 +214,8 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
         headers["List-Unsubscribe"] = f"<{context['unsubscribe_link']}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     reply_to = None
-    if notification.kind in REPLY_INVITED and context.get("my_turn"):
+    # The timeout email always has one: a reply gives the seat back (replies.handle_inbound).
+    if notification.kind in REPLY_INVITED and (context.get("my_turn") or notification.kind == Kind.TIMEOUT):
         reply_to = [reply_address(notification)]
     message = EmailMultiAlternatives(
         subject=subject,
