@@ -8,6 +8,7 @@ the email was written.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from typing import Any
 
@@ -67,6 +68,11 @@ def email_context(notification: Notification) -> dict[str, Any]:
         context["games_link"] = links.page_url(user, "games")
         ids = [str(game_id) for game_id in context.get("games", [])]
         titles = {str(g.public_id): g.title for g in Game.objects.filter(public_id__in=ids)}
+        counts = Counter(titles.values())
+        # Two games of one name are told apart by the start of their id (as in their page's address).
+        titles = {
+            game_id: f"{title} · {game_id[:6]}" if counts[title] > 1 else title for game_id, title in titles.items()
+        }
         replies = context.get("replies") or {}
         context["game_links"] = [
             {

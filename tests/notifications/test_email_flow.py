@@ -130,3 +130,20 @@ def test_each_game_in_the_digest_has_its_own_reply_address_that_plays(started_ga
     assert handle_inbound(AnymailInboundMessage.parse_raw_mime_bytes(message.as_bytes())).accepted
     started_game.refresh_from_db()
     assert started_game.version > version
+
+
+def test_two_games_of_one_name_are_told_apart_in_the_digest(alice, bob):
+    Preference.objects.create(user=alice, frequency=Preference.Frequency.DAILY_DIGEST)
+    games = [
+        services.create_game(
+            creator=alice,
+            options={"players": 2, "start_player": 0},
+            seats=[services.SeatSpec("me"), services.SeatSpec("bot", bot="random")],
+            name="Harbour",
+        )
+        for _ in range(2)
+    ]
+    assert digests.send_digests(now=digest_time()) == 1
+    body, _html = parts(emails.build_message(latest(Kind.DIGEST)))
+    for game in games:
+        assert f"Game Harbour · {str(game.public_id)[:6]}" in body
