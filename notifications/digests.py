@@ -7,6 +7,7 @@ hour each player chose (``Preference.digest_hour``), in their own time zone
 from __future__ import annotations
 
 from datetime import datetime, tzinfo
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db import transaction
@@ -36,6 +37,22 @@ def is_due(preference: Preference, now: datetime) -> bool:
     return preference.last_digest is None or preference.last_digest.astimezone(zone).date() < local.date()
 
 
+def _replies(user: Any, games: list[tuple[int, Any, int]]) -> dict[str, list[int]]:
+    """For each waiting game, the game email a reply to the digest answers
+    (the player's latest, digested or not) and the position now: each game
+    in the digest gets its own reply address."""
+    from .replies import REPLYABLE  # the kinds a reply is read for
+
+    latest: dict[int, int] = {}
+    for game_id, notification_id in (
+        Notification.objects.filter(user=user, game_id__in=[pk for pk, _id, _v in games], kind__in=REPLYABLE)
+        .order_by("pk")
+        .values_list("game_id", "pk")
+    ):
+        latest[game_id] = notification_id
+    return {str(public_id): [latest[pk], version] for pk, public_id, version in games if pk in latest}
+
+
 def send_digests(now: datetime | None = None) -> int:
     """One email per digest reader whose hour has come and who has news or a game waiting; the number written."""
     now = now or timezone.now()
@@ -47,11 +64,12 @@ def send_digests(now: datetime | None = None) -> int:
         if not is_due(preference, now):
             continue
         user = preference.user
-        waiting = list(
+        waiting_games = list(
             Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user, seats__index=F("to_act_seat")).values_list(
-                "public_id", flat=True
+                "pk", "public_id", "version"
             )
         )
+        waiting = [public_id for _pk, public_id, _version in waiting_games]
         news = Notification.objects.filter(user=user, status=Notification.Status.DIGESTED)
         if preference.last_digest is not None:
             news = news.filter(created__gt=preference.last_digest)
@@ -69,7 +87,11 @@ def send_digests(now: datetime | None = None) -> int:
                 key=Notification.key_for(Kind.DIGEST, subject=user.pk, detail=now.isoformat()),
                 email=user.email,
                 user=user,
-                context={"games": [str(g) for g in waiting], "news": news.count()},
+                context={
+                    "games": [str(g) for g in waiting],
+                    "news": news.count(),
+                    "replies": _replies(user, waiting_games),
+                },
             )
         sent += 1
     return sent

@@ -8,6 +8,7 @@ the email was written.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from typing import Any
 
@@ -25,7 +26,7 @@ from games.talk import services as talk
 
 from . import mail_ids
 from .models import UNSUBSCRIBABLE, Kind, Notification
-from .reply_address import reply_address
+from .reply_address import address_for, reply_address
 
 # Kinds whose email carries what the other players wrote at the table since
 # the recipient's previous such email (table talk sends no mail of its own).
@@ -69,8 +70,19 @@ def email_context(notification: Notification) -> dict[str, Any]:
         context["games_link"] = links.page_url(user, "games")
         ids = [str(game_id) for game_id in context.get("games", [])]
         titles = {str(g.public_id): g.title for g in Game.objects.filter(public_id__in=ids)}
+        counts = Counter(titles.values())
+        # Two games of one name are told apart by the start of their id (as in their page's address).
+        titles = {
+            game_id: f"{title} · {game_id[:6]}" if counts[title] > 1 else title for game_id, title in titles.items()
+        }
+        replies = context.get("replies") or {}
         context["game_links"] = [
-            {"id": game_id, "name": titles.get(game_id, game_id[:8]), "link": links.game_url(user, game_id)}
+            {
+                "id": game_id,
+                "name": titles.get(game_id, game_id[:8]),
+                "link": links.game_url(user, game_id),
+                "reply_address": address_for(*replies[game_id]) if game_id in replies else "",
+            }
             for game_id in ids
         ]
     if game is None:
@@ -210,7 +222,8 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
         headers["List-Unsubscribe"] = f"<{context['unsubscribe_link']}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     reply_to = None
-    if notification.kind in REPLY_INVITED and context.get("my_turn"):
+    # The timeout email always has one: a reply gives the seat back (replies.handle_inbound).
+    if notification.kind in REPLY_INVITED and (context.get("my_turn") or notification.kind == Kind.TIMEOUT):
         reply_to = [reply_address(notification)]
     message = EmailMultiAlternatives(
         subject=subject,

@@ -15,7 +15,8 @@ at the first step it fails:
 4. the game is still on (reply addresses expire with their game);
 5. the reply answers the position as it is now: a reply to an email about an
    earlier position is not played on a newer board; the player gets the
-   position now and a fresh address instead;
+   position now and a fresh address instead. A reply from a player the
+   timeout bot plays for gives the seat back first (the answer says so);
 6. the move (``inbound.body``) is played through ``games.services``, or the
    refusal is answered by email with the reason and the legal options; the
    lines after the move, or a reply with no move at all, go to the game's
@@ -132,17 +133,24 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
     game.refresh_from_db()
     if game.status != Game.Status.ACTIVE:
         return inbound.drop(InboundRefusal.Reason.GAME_OVER, "the game is over")
+    # Any reply of a player the timeout bot plays for gives the seat back (as "I'm back" on the page).
+    returned = services.come_back(game_id=game.public_id, user=user)
+    if returned:
+        game.refresh_from_db()
     text, note = move_and_note(message)
     action = _read_move(text)
     if (action is None or isinstance(action, engine.NotationError)) and screening.away_notice(f"{text}\n{note}"):
         # An out-of-office notice without the headers that mark one: never answered, never table talk.
         return inbound.drop(InboundRefusal.Reason.AUTO_REPLY, "an automatic reply", "out-of-office text")
     if action is None:  # no move at all: what they wrote is for the table
-        return _post_note(inbound, notification, "\n".join(part for part in (text, note) if part))
+        posted = _post_note(inbound, notification, "\n".join(part for part in (text, note) if part))
+        if returned:
+            _write_refusal(inbound, notification, {"move": "", "returned": True})  # the position, and how to move
+        return posted
     version = token.version if token.version is not None else _version_shown(notification)
     if version != game.version:
         _post_note(inbound, notification, note)
-        return _answer_stale(inbound, notification, text)
+        return _answer_stale(inbound, notification, text, returned=returned)
     try:
         with transaction.atomic():
             if inbound.message_hash:
@@ -163,7 +171,29 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
         _post_note(inbound, notification, note)
         _refuse(inbound, notification, text, reason, error)
         return ReplyOutcome(False, reason)
+    _ask_again_if_still_to_act(notification)
     return ReplyOutcome(True, "played")
+
+
+def _ask_again_if_still_to_act(notification: Notification) -> None:
+    """A move by reply after which the same player acts again (two-player games: the
+    second colour's selection) gets a "your turn" email of its own, with a fresh reply
+    address: the email replied to is stale now, and no other email would come."""
+    assert notification.game is not None
+    assert notification.user is not None
+    game = notification.game
+    game.refresh_from_db()
+    if game.status != Game.Status.ACTIVE or game.to_act_seat != notification.seat:
+        return
+    outbox.enqueue(
+        kind=Kind.YOUR_TURN,
+        key=Notification.key_for(Kind.YOUR_TURN, game_id=game.pk, seat=notification.seat, seq=game.version),
+        email=notification.user.email,
+        user=notification.user,
+        game=game,
+        seat=notification.seat,
+        context={"seq": game.version},
+    )
 
 
 def _read_move(text: str) -> engine.Action | engine.NotationError | None:
@@ -239,10 +269,10 @@ def _capped(inbound: _Inbound, notification: Notification) -> bool:
     return True
 
 
-def _answer_stale(inbound: _Inbound, notification: Notification, text: str) -> ReplyOutcome:
+def _answer_stale(inbound: _Inbound, notification: Notification, text: str, *, returned: bool = False) -> ReplyOutcome:
     inbound.drop(InboundRefusal.Reason.STALE, "stale", f"answered version {_version_shown(notification)}")
-    if not _capped(inbound, notification):
-        _write_refusal(inbound, notification, {"move": text, "stale": True})
+    if returned or not _capped(inbound, notification):
+        _write_refusal(inbound, notification, {"move": text, "stale": True, "returned": returned})
     return ReplyOutcome(False, "the reply answers an earlier position")
 
 

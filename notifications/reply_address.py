@@ -48,8 +48,14 @@ def reply_token(notification: Any) -> str:
 
 
 def reply_address(notification: Any) -> str:
+    return address_for(notification.pk, version_of(notification))
+
+
+def address_for(notification_id: int, version: int) -> str:
+    """The reply address for game email ``notification_id`` answering the game at ``version``
+    (the digest's address of each game: the game's latest email, at the position now)."""
     local, _, domain = settings.INBOUND_EMAIL_ADDRESS.partition("@")
-    return f"{local}+{reply_token(notification)}@{domain}"
+    return f"{local}+{notification_id}v{version}x{_signature(notification_id, version)}@{domain}"
 
 
 def read(match: re.Match[str]) -> ReplyToken | None:

