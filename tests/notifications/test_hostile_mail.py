@@ -24,7 +24,6 @@ from tests.notifications.helpers import latest, placement_turn_of
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.filterwarnings("ignore::anymail.exceptions.AnymailNotSupportedWarning"),
 ]
 WEBHOOK = "/inbound/sendgrid/inbound/"
 

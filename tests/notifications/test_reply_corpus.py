@@ -22,7 +22,6 @@ from tests.notifications.reply_corpus import CORPUS, NOTES
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.filterwarnings("ignore::anymail.exceptions.AnymailNotSupportedWarning"),
 ]
 
 
