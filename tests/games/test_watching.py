@@ -46,9 +46,10 @@ def test_a_private_game_needs_a_seat_or_its_link(started_game, alice, stranger):
     assert not started_game.public
     assert Client().get("/games/watch/").content.decode().count('data-testid="public-game"') == 0
     url = f"/games/{started_game.public_id}/watch/"
-    assert Client().get(url).status_code == 404
+    # Signed out, without the link: sent to sign in, as for an unknown id.
+    assert Client().get(url).status_code == 302
     assert signed_in(stranger).get(url).status_code == 404
-    assert Client().get(url, {"key": "forged"}).status_code == 404
+    assert Client().get(url, {"key": "forged"}).status_code == 302
     assert signed_in(alice).get(url).status_code == 200
     player_page = signed_in(alice).get(f"/games/{started_game.public_id}/").content.decode()
     link = re.search(r'href="([^"]+)" data-testid="watch-link"', player_page)

@@ -99,7 +99,8 @@ def test_only_players_send_heartbeats(started_game, stranger):
 
 
 def test_the_heartbeat_needs_a_signed_in_post(client, started_game, bob):
-    assert client.post(f"/games/{started_game.public_id}/presence/").status_code == 404  # private: not there
+    # Signed out: to sign in, private or public (an unknown id answers the same).
+    assert client.post(f"/games/{started_game.public_id}/presence/").status_code == 302
     Game.objects.filter(pk=started_game.pk).update(public=True)
     assert client.post(f"/games/{started_game.public_id}/presence/").status_code == 302  # to sign in
     client.force_login(bob)
