@@ -1,0 +1,108 @@
+"""The post-game review: queued when a game finishes, made once on the bots queue, and
+answered by ``GET /api/v1/games/{id}/review`` only for a finished game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from accounts.models import User
+from games import engine, services, store
+from games.models import Game, GameReview
+from games.services.review import run_review
+from games.tasks import review_finished_game
+
+API = "/api/v1"
+pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.usefixtures("_small_budget")]
+
+
+@pytest.fixture
+def _small_budget(settings: Any) -> None:
+    settings.GAME_REVIEW_ITERATIONS = 2
+    settings.GAME_REVIEW = "all"
+
+
+def two_player_bot_game(alice: User) -> Game:
+    game = services.create_game(
+        creator=alice,
+        options={"players": 2, "start_player": 0},
+        seats=[services.SeatSpec("me"), services.SeatSpec("bot", bot="greedy")],
+    )
+    game.refresh_from_db()
+    return game
+
+
+def play_to_end(game: Game, alice: User) -> None:
+    """Alice plays her first legal move each turn, the bot its own, to the end."""
+    for _ in range(500):
+        services.play_bot_turns(game_id=game.public_id)
+        game.refresh_from_db()
+        if game.status == Game.Status.FINISHED:
+            return
+        state = store.state_of(game)
+        assert state is not None
+        action = engine.enumerate_actions(engine.player_view(state, 0))[0]
+        services.submit_action(game_id=game.public_id, user=alice, action=action, expected_version=game.version)
+    raise AssertionError("the game did not finish")
+
+
+@pytest.fixture
+def finished_game(alice: User) -> Game:
+    game = two_player_bot_game(alice)
+    play_to_end(game, alice)
+    return game
+
+
+def test_a_finished_game_is_queued_for_review_and_reviewed_once(finished_game: Game) -> None:
+    review = GameReview.objects.get(game=finished_game)
+    assert review.status == GameReview.Status.QUEUED
+    assert review.seed
+    assert review.iterations == 2
+
+    assert review_finished_game(str(finished_game.public_id)) > 0
+    review.refresh_from_db()
+    assert review.status == GameReview.Status.DONE
+    assert review.moves_done == review.moves_total == len(review.moves) > 0
+    assert {row["seat"] for row in review.moves} == {0, 1}
+    row = review.moves[0]
+    assert row["kind"] in ("placement", "selection")
+    assert 0 <= row["chance_after"] <= 1
+    assert row["played"]["type"] in ("place", "select")
+
+    stored = review.moves
+    assert run_review(str(finished_game.public_id)) is None  # done: never made again
+    review.refresh_from_db()
+    assert review.moves == stored
+
+
+def test_a_game_in_play_has_no_review(alice: User) -> None:
+    game = two_player_bot_game(alice)
+    assert not GameReview.objects.filter(game=game).exists()
+
+
+@pytest.mark.parametrize(("policy", "reviewed"), [("off", False), ("rated", True), ("all", True)])
+def test_the_deployment_chooses_which_games_are_reviewed(
+    settings: Any, alice: User, policy: str, reviewed: bool
+) -> None:
+    settings.GAME_REVIEW = policy
+    game = two_player_bot_game(alice)
+    play_to_end(game, alice)
+    assert GameReview.objects.filter(game=game).exists() is reviewed
+
+
+def test_rated_leaves_out_games_without_a_person(settings: Any, alice: User) -> None:
+    settings.GAME_REVIEW = "rated"
+    game = services.create_game(
+        creator=alice,
+        options={"players": 2, "start_player": 0},
+        seats=[services.SeatSpec("bot", bot="greedy"), services.SeatSpec("bot", bot="random")],
+    )
+    services.play_bot_turns(game_id=game.public_id)
+    for _ in range(50):
+        game.refresh_from_db()
+        if game.status == Game.Status.FINISHED:
+            break
+        services.play_bot_turns(game_id=game.public_id)
+    assert game.status == Game.Status.FINISHED
+    assert not GameReview.objects.filter(game=game).exists()
