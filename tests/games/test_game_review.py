@@ -3,9 +3,11 @@ answered by ``GET /api/v1/games/{id}/review`` only for a finished game."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from rest_framework.test import APIClient
 
 from accounts.models import User
 from games import engine, services, store
@@ -106,3 +108,73 @@ def test_rated_leaves_out_games_without_a_person(settings: Any, alice: User) -> 
         services.play_bot_turns(game_id=game.public_id)
     assert game.status == Game.Status.FINISHED
     assert not GameReview.objects.filter(game=game).exists()
+
+
+def review_url(game: Game) -> str:
+    return f"{API}/games/{game.public_id}/review"
+
+
+def test_the_api_answers_202_while_queued_then_200_with_the_typed_review(
+    finished_game: Game, alice: User, client_for: Callable[[User | None], APIClient]
+) -> None:
+    client = client_for(alice)
+    waiting = client.get(review_url(finished_game))
+    assert waiting.status_code == 202, waiting.content
+    assert waiting.json() == {"status": "queued", "progress": 0.0, "moves_done": 0, "moves_total": 0}
+
+    review_finished_game(str(finished_game.public_id))
+    done = client.get(review_url(finished_game))
+    assert done.status_code == 200, done.content
+    body = done.json()
+    assert body["status"] == "done"
+    assert body["iterations"] == 2
+    assert "seed" not in body
+    assert len(body["moves"]) == GameReview.objects.get(game=finished_game).moves_total
+    move = body["moves"][0]
+    assert set(move) == {
+        "event_index",
+        "seat",
+        "round",
+        "kind",
+        "played",
+        "best",
+        "chance_before",
+        "chance_after",
+        "mark",
+    }
+    assert move["played"]["type"] in ("place", "select")
+
+
+def test_the_review_is_not_available_while_the_game_is_played(
+    alice: User, client_for: Callable[[User | None], APIClient]
+) -> None:
+    game = two_player_bot_game(alice)
+    response = client_for(alice).get(review_url(game))
+    assert response.status_code == 409
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert response.json()["code"] == "review_not_available"
+
+
+def test_a_stranger_is_told_a_private_game_does_not_exist(
+    finished_game: Game, stranger: User, client_for: Callable[[User | None], APIClient]
+) -> None:
+    review_finished_game(str(finished_game.public_id))
+    for client in (client_for(stranger), client_for(None)):
+        response = client.get(review_url(finished_game))
+        assert response.status_code in (401, 404)
+        if response.status_code == 404:
+            assert response.json()["code"] == "game_not_found"
+    assert client_for(stranger).get(review_url(finished_game)).status_code == 404
+
+
+def test_an_unknown_game_is_not_found(alice: User, client_for: Callable[[User | None], APIClient]) -> None:
+    response = client_for(alice).get(f"{API}/games/00000000-0000-0000-0000-000000000000/review")
+    assert response.status_code == 404
+    assert response.json()["code"] == "game_not_found"
+
+
+def test_the_review_is_in_the_openapi_schema(alice: User, client_for: Callable[[User | None], APIClient]) -> None:
+    schema = client_for(alice).get(f"{API}/schema/", {"format": "json"}).json()
+    operation = schema["paths"]["/api/v1/games/{game_id}/review"]["get"]
+    assert {"200", "202", "404", "409"} <= set(operation["responses"])
+    assert "ReviewedMove" in schema["components"]["schemas"]
