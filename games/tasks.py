@@ -104,3 +104,12 @@ def _enqueue_review(public_id: str) -> None:
         review_finished_game.delay(public_id)
     except Exception:  # the broker is down: the review stays queued (see docs/bots.md)
         logger.warning("could not enqueue the review of game %s", public_id, exc_info=True)
+
+
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+def sweep_reviews() -> int:
+    """Periodic safety net: queue again the reviews whose task was lost; how many."""
+    lost = review.lost_reviews(settings.GAME_REVIEW_LOST_SECONDS)
+    for public_id in lost:
+        _enqueue_review(public_id)
+    return len(lost)

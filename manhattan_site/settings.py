@@ -198,6 +198,7 @@ CELERY_TASK_ROUTES = {
     "games.tasks.play_bot_turns": {"queue": "bots"},
     "games.tasks.sweep_bot_turns": {"queue": "bots"},
     "games.tasks.review_finished_game": {"queue": "bots"},
+    "games.tasks.sweep_reviews": {"queue": "bots"},
 }
 BOT_SEARCH_SECONDS: float | None = float(env("BOT_SEARCH_SECONDS", "1.0"))
 BOT_SEARCH_ITERATIONS: int | None = env_int("BOT_SEARCH_ITERATIONS", 0) or None
@@ -207,6 +208,7 @@ BOT_TASK_SECONDS = env_int("BOT_TASK_SECONDS", 20)  # then the task queues itsel
 # iterations of each of its two searches a move (the cost grows with it).
 GAME_REVIEW = env("GAME_REVIEW", "all")
 GAME_REVIEW_ITERATIONS = env_int("GAME_REVIEW_ITERATIONS", 200)
+GAME_REVIEW_LOST_SECONDS = env_int("GAME_REVIEW_LOST_SECONDS", 3600)  # queued this long: its task was lost
 # Table talk: how many messages one player may write in one game.
 TALK_MESSAGES_PER_MINUTE = env_int("TALK_MESSAGES_PER_MINUTE", 5)
 TALK_MESSAGES_PER_DAY = env_int("TALK_MESSAGES_PER_DAY", 200)
@@ -218,6 +220,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "notifications.tasks.sweep_reminders",
         "schedule": env_int("REMINDER_SWEEP_SECONDS", 300),
     },
+    "sweep-reviews": {"task": "games.tasks.sweep_reviews", "schedule": env_int("REVIEW_SWEEP_SECONDS", 900)},
     "fill-open-games-with-bots": {
         "task": "games.tasks.fill_open_games_with_bots",
         "schedule": env_int("BOT_FILL_SWEEP_SECONDS", 300),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -99,6 +100,14 @@ def run_review(game_id: str) -> GameReview | None:
     )
     review.refresh_from_db()
     return review
+
+
+def lost_reviews(older_than_seconds: int) -> list[str]:
+    """The games whose review has waited in the queue for longer than any queue should take:
+    their task was lost (the broker was down when the game finished)."""
+    since = timezone.now() - timedelta(seconds=older_than_seconds)
+    waiting = GameReview.objects.filter(status=GameReview.Status.QUEUED, created__lt=since)
+    return [str(public_id) for public_id in waiting.values_list("game__public_id", flat=True)[:100]]
 
 
 def review_of(game: Game) -> GameReview | None:

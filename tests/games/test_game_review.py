@@ -4,16 +4,18 @@ answered by ``GET /api/v1/games/{id}/review`` only for a finished game."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from games import engine, services, store
 from games.models import Game, GameReview
 from games.services.review import run_review
-from games.tasks import review_finished_game
+from games.tasks import review_finished_game, sweep_reviews
 
 API = "/api/v1"
 pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.usefixtures("_small_budget")]
@@ -178,3 +180,30 @@ def test_the_review_is_in_the_openapi_schema(alice: User, client_for: Callable[[
     operation = schema["paths"]["/api/v1/games/{game_id}/review"]["get"]
     assert {"200", "202", "404", "409"} <= set(operation["responses"])
     assert "ReviewedMove" in schema["components"]["schemas"]
+
+
+def test_a_review_whose_task_was_lost_is_queued_again(
+    finished_game: Game, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queued: list[str] = []
+    monkeypatch.setattr(review_finished_game, "delay", queued.append)
+    settings.GAME_REVIEW_LOST_SECONDS = 3600
+    assert sweep_reviews() == 0
+    GameReview.objects.filter(game=finished_game).update(created=timezone.now() - timedelta(hours=2))
+    assert sweep_reviews() == 1
+    assert queued == [str(finished_game.public_id)]
+
+
+def test_a_failed_review_is_not_available(
+    finished_game: Game, alice: User, client_for: Callable[[User | None], APIClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> list[Any]:
+        raise RuntimeError("the search broke")
+
+    monkeypatch.setattr("games.services.review.review_game", broken)
+    with pytest.raises(RuntimeError):
+        review_finished_game(str(finished_game.public_id))
+    assert GameReview.objects.get(game=finished_game).status == GameReview.Status.FAILED
+    response = client_for(alice).get(review_url(finished_game))
+    assert response.status_code == 409
+    assert response.json()["code"] == "review_not_available"
