@@ -23,6 +23,7 @@ from games import store
 from games.engine import action_to_json
 from games.engine.review import MoveReview, review_game, reviewable_moves
 from games.models import Game, GameReview, Seat
+from games.signals import review_ready
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ def run_review(game_id: str) -> GameReview | None:
         status=GameReview.Status.DONE, moves=rows, moves_done=len(rows), finished=timezone.now()
     )
     review.refresh_from_db()
+    review_ready.send(sender=GameReview, game=review.game, review=review)
     return review
 
 

@@ -15,6 +15,7 @@ from accounts.models import User
 from games import engine, services, store
 from games.models import Game, GameReview
 from games.services.review import run_review
+from games.signals import review_ready
 from games.tasks import review_finished_game, sweep_reviews
 
 API = "/api/v1"
@@ -207,3 +208,17 @@ def test_a_failed_review_is_not_available(
     response = client_for(alice).get(review_url(finished_game))
     assert response.status_code == 409
     assert response.json()["code"] == "review_not_available"
+
+
+def test_other_apps_are_told_when_a_review_is_ready(finished_game: Game) -> None:
+    heard: list[tuple[Game, GameReview]] = []
+
+    def listen(sender: Any, *, game: Game, review: GameReview, **kwargs: Any) -> None:
+        heard.append((game, review))
+
+    review_ready.connect(listen)
+    try:
+        review_finished_game(str(finished_game.public_id))
+    finally:
+        review_ready.disconnect(listen)
+    assert [(game.pk, review.status) for game, review in heard] == [(finished_game.pk, GameReview.Status.DONE)]
