@@ -207,6 +207,8 @@ BOT_TASK_SECONDS = env_int("BOT_TASK_SECONDS", 20)  # then the task queues itsel
 # only "rated" ones (all seats filled, a person among them) or "off"; the search
 # iterations of each of its two searches a move (the cost grows with it).
 GAME_REVIEW = env("GAME_REVIEW", "all")
+if GAME_REVIEW not in ("all", "rated", "off"):
+    raise ImproperlyConfigured("GAME_REVIEW must be all, rated or off.")
 GAME_REVIEW_ITERATIONS = env_int("GAME_REVIEW_ITERATIONS", 200)
 GAME_REVIEW_LOST_SECONDS = env_int("GAME_REVIEW_LOST_SECONDS", 3600)  # queued this long: its task was lost
 # Table talk: how many messages one player may write in one game.
