@@ -222,3 +222,17 @@ def test_other_apps_are_told_when_a_review_is_ready(finished_game: Game) -> None
     finally:
         review_ready.disconnect(listen)
     assert [(game.pk, review.status) for game, review in heard] == [(finished_game.pk, GameReview.Status.DONE)]
+
+
+def test_operators_see_the_review_but_not_its_seed(finished_game: Game, make_user: Callable[..., User]) -> None:
+    from django.test import Client
+
+    review_finished_game(str(finished_game.public_id))
+    review = GameReview.objects.get(game=finished_game)
+    operator = make_user("ops@example.com", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(operator)
+    assert client.get("/admin/games/gamereview/").status_code == 200
+    page = client.get(f"/admin/games/gamereview/{review.pk}/change/")
+    assert page.status_code == 200
+    assert review.seed not in page.content.decode()
