@@ -191,4 +191,4 @@ class GameAdmin(admin.ModelAdmin[Game]):
         return TemplateResponse(request, "admin/games/game/replay.html", context)
 
 
-from . import admin_lobby  # noqa: E402, F401 - registers the public lobby's admin
+from . import admin_lobby, admin_review  # noqa: E402, F401 - register the public lobby's and the reviews' admin

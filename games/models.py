@@ -247,3 +247,32 @@ class PlayNowLine(models.Model):
 
     def __str__(self) -> str:
         return f"play now: {self.players} players, {self.pace}"
+
+
+class GameReview(models.Model):
+    """The bot's review of one finished game (``games.services.review``): made once by a
+    task on the bots queue and stored. It exists only for finished games, so nothing of
+    it can be seen while the game is played."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="review")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    moves_done = models.PositiveIntegerField(default=0, help_text="Moves reviewed so far.")
+    moves_total = models.PositiveIntegerField(default=0, help_text="Moves to review (known once it runs).")
+    seed = models.CharField(max_length=64, help_text="Seeds the review's searches; never shown.")
+    iterations = models.PositiveIntegerField(default=0, help_text="Search iterations a move, as configured.")
+    moves = models.JSONField(default=list, blank=True, help_text="One reviewed move a row, in log order.")
+    created = models.DateTimeField(default=timezone.now)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"review of {self.game_id}: {self.status}"
+
+    @property
+    def progress(self) -> float:
+        return self.moves_done / self.moves_total if self.moves_total else 0.0

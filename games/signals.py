@@ -27,3 +27,8 @@ player_returned = Signal()
 # A player wrote at a game's table: ``message`` (a ``talk.TableMessage``) and
 # ``loaded`` (the game with its seats, no state). Sent in the writer's transaction.
 message_posted = Signal()
+
+# A finished game's review is done and stored (``games.services.review``): ``game`` and
+# ``review`` (a ``GameReview``). Sent by the task on the bots queue after it commits, for
+# the apps that tell people (an email's link, a webhook, a stream event).
+review_ready = Signal()

@@ -13,7 +13,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from .models import Game
-from .services import open_games, play
+from .services import open_games, play, review
 from .signals import events_appended
 from .store import LoadedGame
 
@@ -77,3 +77,39 @@ def fill_open_games_with_bots() -> int:
     now = timezone.now()
     due = list(open_games.games_due_for_bots(now).values_list("pk", flat=True)[:200])
     return sum(open_games.fill_with_bots(game_id=pk, now=now) for pk in due)
+
+
+# A review searches every move of the game twice: minutes of one core for a long game
+# (docs/bots.md), on the bots queue, never the emails'.
+@shared_task(ignore_result=True, soft_time_limit=600, time_limit=660)  # type: ignore[untyped-decorator]
+def review_finished_game(game_id: str) -> int:
+    """Make the finished game's queued review; the number of moves reviewed."""
+    done = review.run_review(game_id)
+    return done.moves_done if done is not None else 0
+
+
+@receiver(events_appended, dispatch_uid="games.tasks.review_finished_games")
+def review_when_finished(sender: Any, *, loaded: LoadedGame, events: list[Any], **kwargs: Any) -> None:
+    """A game that finished is reviewed (if the deployment reviews it) once committed."""
+    if not any(event["type"] == "game_finished" for event in events):
+        return
+    if review.queue_review(loaded.game, loaded.seats) is None:
+        return
+    public_id = str(loaded.game.public_id)
+    transaction.on_commit(lambda: _enqueue_review(public_id))
+
+
+def _enqueue_review(public_id: str) -> None:
+    try:
+        review_finished_game.delay(public_id)
+    except Exception:  # the broker is down: the review stays queued (see docs/bots.md)
+        logger.warning("could not enqueue the review of game %s", public_id, exc_info=True)
+
+
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+def sweep_reviews() -> int:
+    """Periodic safety net: queue again the reviews whose task was lost; how many."""
+    lost = review.lost_reviews(settings.GAME_REVIEW_LOST_SECONDS)
+    for public_id in lost:
+        _enqueue_review(public_id)
+    return len(lost)

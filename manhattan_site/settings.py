@@ -197,10 +197,20 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TASK_ROUTES = {
     "games.tasks.play_bot_turns": {"queue": "bots"},
     "games.tasks.sweep_bot_turns": {"queue": "bots"},
+    "games.tasks.review_finished_game": {"queue": "bots"},
+    "games.tasks.sweep_reviews": {"queue": "bots"},
 }
 BOT_SEARCH_SECONDS: float | None = float(env("BOT_SEARCH_SECONDS", "1.0"))
 BOT_SEARCH_ITERATIONS: int | None = env_int("BOT_SEARCH_ITERATIONS", 0) or None
 BOT_TASK_SECONDS = env_int("BOT_TASK_SECONDS", 20)  # then the task queues itself again
+# Post-game review (games/services/review.py, docs/bots.md): "all" finished games,
+# only "rated" ones (all seats filled, a person among them) or "off"; the search
+# iterations of each of its two searches a move (the cost grows with it).
+GAME_REVIEW = env("GAME_REVIEW", "all")
+if GAME_REVIEW not in ("all", "rated", "off"):
+    raise ImproperlyConfigured("GAME_REVIEW must be all, rated or off.")
+GAME_REVIEW_ITERATIONS = env_int("GAME_REVIEW_ITERATIONS", 200)
+GAME_REVIEW_LOST_SECONDS = env_int("GAME_REVIEW_LOST_SECONDS", 3600)  # queued this long: its task was lost
 # Table talk: how many messages one player may write in one game.
 TALK_MESSAGES_PER_MINUTE = env_int("TALK_MESSAGES_PER_MINUTE", 5)
 TALK_MESSAGES_PER_DAY = env_int("TALK_MESSAGES_PER_DAY", 200)
@@ -212,6 +222,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "notifications.tasks.sweep_reminders",
         "schedule": env_int("REMINDER_SWEEP_SECONDS", 300),
     },
+    "sweep-reviews": {"task": "games.tasks.sweep_reviews", "schedule": env_int("REVIEW_SWEEP_SECONDS", 900)},
     "fill-open-games-with-bots": {
         "task": "games.tasks.fill_open_games_with_bots",
         "schedule": env_int("BOT_FILL_SWEEP_SECONDS", 300),

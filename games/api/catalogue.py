@@ -56,6 +56,8 @@ SERVICE_CODES = {
     "player_not_found": "There is no player with this id, or their profile is hidden from you.",
     "precondition_failed": "If-Match names a version the game has moved past; see 'current_version'.",
     "reason_required": "An operator's undo needs a reason.",
+    "review_not_available": "There is no review of this game: it is not finished, or this server does not "
+    "review such games (GAME_REVIEW), or its review failed.",
     "seats_open": "Seats are still open; fill or remove them first.",
     "stale_version": "The action was made against a version the game has moved past; see 'current_version'.",
     "unknown_field": "The body has a field this endpoint does not take; 'field' names it.",

@@ -51,6 +51,7 @@ STATUS_BY_CODE = {
     "game_finished": 409,
     "game_abandoned": 409,
     "game_not_finished": 409,
+    "review_not_available": 409,
     "stale_version": 409,
     "corrupt_log": 409,
     "precondition_failed": 412,

@@ -3,7 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.api import BotAccountView, MeView, TokenDetailView, TokenListView
 
-from . import index, lobby, talk, views, watching
+from . import index, lobby, review, talk, views, watching
 from .problems import api_not_found
 
 urlpatterns = [
@@ -23,6 +23,7 @@ urlpatterns = [
     path("watch", watching.WatchListView.as_view(), name="api-watch"),
     path("lobby", lobby.LobbyView.as_view(), name="api-lobby"),
     path("lobby/play-now", lobby.PlayNowView.as_view(), name="api-lobby-play-now"),
+    path("games/<str:game_id>/review", review.ReviewView.as_view(), name="api-game-review"),
     path("games/<str:game_id>/record", views.RecordView.as_view(), name="api-game-record"),
     path("games/<str:game_id>/messages", talk.MessagesView.as_view(), name="api-game-messages"),
     path("games/<str:game_id>/seats/<int:index>/mute", talk.MuteView.as_view(), name="api-game-seat-mute"),

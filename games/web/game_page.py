@@ -24,6 +24,8 @@ from accounts.models import User
 from games import engine, store
 from games.models import Game, Seat
 from games.presentation import board, build, log, profile_links, table, vocabulary
+from games.presentation.review import review_context
+from games.services.review import review_of
 
 from . import controls
 from .forms import MoveForm
@@ -95,6 +97,8 @@ def render_game(
                 game, state, recent, my_seat, names, links, at=at, move_form=move_form, south=_south_view(request)
             )
         )
+    if game.status == Game.Status.FINISHED and at is None:
+        context.update(review_context(review_of(game), names))
     return render(request, "games/detail.html", context, status=status)
 
 

@@ -450,6 +450,7 @@ GAME_ENDPOINTS = [
     ("get", "/events"),
     ("get", "/states/1"),
     ("get", "/record"),
+    ("get", "/review"),
 ]
 
 

@@ -143,6 +143,7 @@ ENDPOINTS = [
     ("get", "/games/{game}/events"),
     ("get", "/games/{game}/states/1"),
     ("get", "/games/{game}/record"),
+    ("get", "/games/{game}/review"),
     ("get", "/tokens"),
     ("post", "/tokens"),
     ("delete", "/tokens/{token}"),
@@ -267,7 +268,7 @@ def watched(game: Game) -> Game:
 def test_private_games_are_not_found_by_strangers_but_are_by_players_and_invitees(
     auth, alice, bob, stranger, started_game
 ):
-    for path in ("", "/events", "/states/1", "/record"):
+    for path in ("", "/events", "/states/1", "/record", "/review"):
         assert_problem(auth(stranger).get(f"{API}/games/{started_game.public_id}{path}"), 404, "game_not_found")
     assert auth(bob).get(f"{API}/games/{started_game.public_id}").status_code == 200
     invited = lobby_game(alice, bob)
