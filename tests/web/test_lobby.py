@@ -47,8 +47,8 @@ def test_the_creator_names_the_game_and_the_name_is_shown_everywhere(client, ali
     game = Game.objects.get(creator=alice)
     assert game.name == "Friday night"
     page = client.get(f"/games/{game.public_id}/").content.decode()
-    assert "<title>Game Friday night · Manhattan by mail</title>" in page
-    assert "<h1>Game Friday night</h1>" in page
+    assert "<title>Friday night · Manhattan by mail</title>" in page
+    assert "<h1>Friday night</h1>" in page
     listed = client.get("/games/").content.decode()
     assert re.search(r'data-testid="game-name">Friday night</a>', listed)
 
