@@ -31,6 +31,7 @@ def _in_lobby(game: Game | None) -> bool:
 class SeatInline(admin.TabularInline[Seat, Game]):
     model = Seat
     extra = 0
+    template = "admin/games/tabular_inline.html"  # no empty table headers
     fields = ("seat_number", "user", "invited_email", "bot", "side", "colours", "joined")
     readonly_fields = ("seat_number", "side", "colours", "joined")
     can_delete = False
@@ -49,6 +50,7 @@ class SeatInline(admin.TabularInline[Seat, Game]):
 
 
 class GameEventInline(admin.TabularInline[GameEvent, Game]):
+    template = "admin/games/tabular_inline.html"  # no empty table headers
     """The log, read-only. Payloads are shown as a spectator sees them: the
     deck order is secret from operators too (RULES.md R4)."""
 
