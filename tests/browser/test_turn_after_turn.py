@@ -74,3 +74,38 @@ def test_every_building_after_a_live_move_goes_up_by_touching_and_no_turn_email_
         wait_until_present(page, alice)  # the new page (after alice's own move) says so
     assert built_after_a_live_move >= 6
     assert sent_turn_emails(started_game, alice) == 0
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_a_whole_two_player_game_by_clicking_with_the_page_open_throughout(
+    server, browser, started_game: Game, alice: User, bob: User, language: str
+):
+    """The journey: every building of alice's whole game goes up by touching the
+    board, with bob's moves arriving live, and she gets no turn email at all."""
+    User.objects.filter(pk=alice.pk).update(language=language)
+    page = open_game(signed_in(browser, server, alice), server, started_game)
+    rng = random.Random(language)
+    built = 0
+    for _ in range(400):
+        started_game.refresh_from_db()
+        if started_game.status != Game.Status.ACTIVE:
+            break
+        if to_act(started_game) == bob:
+            wait_for_version(page, move_by_api(server, started_game, bob))
+            deliver_pending()
+            continue
+        if page.get_by_test_id("select-form").count():
+            select_by_form(page, started_game, rng)
+        else:
+            click_to_build_is_ready(page)
+            build_by_touching(page, started_game, rng)
+            built += 1
+        started_game.refresh_from_db()
+        if started_game.status == Game.Status.ACTIVE:  # a finished game's page says nothing
+            wait_until_present(page, alice)
+    started_game.refresh_from_db()
+    assert started_game.status == Game.Status.FINISHED
+    assert built >= 16
+    page.wait_for_function("() => !document.querySelector('[data-testid=place-form]')")
+    assert page.get_by_test_id("hand").count() == 0  # a finished game shows no cards
+    assert sent_turn_emails(started_game, alice) == 0
