@@ -14,7 +14,6 @@ from playwright.sync_api import Browser, Page
 from accounts.models import User
 from games.models import Game, Presence
 
-from .chromium import module_chromium  # noqa: F401 (a fixture)
 from .live import deliver_pending, move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_for_version
 from .playing import build_by_touching, select_by_form
 
@@ -22,8 +21,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 @pytest.fixture
-def browser(module_chromium: Browser) -> Iterator[Browser]:  # noqa: F811
-    yield module_chromium
+def browser(chromium: Browser) -> Iterator[Browser]:
+    yield chromium
     connection.close()  # the connection of the ORM calls made under Playwright's loop
 
 
@@ -31,7 +30,7 @@ def wait_until_present(page: Page, user: User) -> None:
     """Until this page load's own heartbeat is recorded."""
     page.wait_for_function("() => Boolean(document.getElementById('live-script').dataset.presencePage)")
     page_id = page.evaluate("document.getElementById('live-script').dataset.presencePage")
-    for _ in range(100):
+    for _ in range(300):  # its one heartbeat on load; slow on a busy machine
         if Presence.objects.filter(user=user, page=page_id).exists():
             return
         page.wait_for_timeout(50)
