@@ -24,12 +24,24 @@ from games.presentation.board import drawing
 from .models import Game, GameEvent, Seat
 
 
+def _in_lobby(game: Game | None) -> bool:
+    return game is None or game.status == Game.Status.LOBBY
+
+
 class SeatInline(admin.TabularInline[Seat, Game]):
     model = Seat
     extra = 0
+    template = "admin/games/tabular_inline.html"  # no empty table headers
     fields = ("seat_number", "user", "invited_email", "bot", "side", "colours", "joined")
     readonly_fields = ("seat_number", "side", "colours", "joined")
     can_delete = False
+
+    # Seats change only before the game starts: afterwards the log says who sits where.
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return _in_lobby(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return _in_lobby(obj) and super().has_change_permission(request, obj)
 
     @admin.display(description="seat", ordering="index")
     def seat_number(self, seat: Seat) -> int | str:
@@ -38,6 +50,7 @@ class SeatInline(admin.TabularInline[Seat, Game]):
 
 
 class GameEventInline(admin.TabularInline[GameEvent, Game]):
+    template = "admin/games/tabular_inline.html"  # no empty table headers
     """The log, read-only. Payloads are shown as a spectator sees them: the
     deck order is secret from operators too (RULES.md R4)."""
 

@@ -130,7 +130,7 @@ class Seat(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"seat {self.index} of {self.game_id}"
+        return f"seat {self.index + 1}"  # counted from 1, as the pages, the emails and the admin count
 
     @property
     def is_bot(self) -> bool:

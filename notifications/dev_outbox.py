@@ -28,22 +28,30 @@ def _part(message: EmailMessage, kind: str) -> str:
     return part.get_content() if part is not None and part.get_content_type() == f"text/{kind}" else ""
 
 
-def read(folder: Path) -> list[OutboxMessage]:
-    """The messages in ``folder``, newest file first."""
-    messages = []
+def _raw_messages(folder: Path) -> list[bytes]:
+    """Every message's bytes, newest file first; cheap (no MIME parsing)."""
+    raws: list[bytes] = []
     for path in sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime, reverse=True)[:NEWEST]:
-        for raw in path.read_bytes().split(SEPARATOR):
-            if not raw.strip():
-                continue
-            parsed = email.message_from_bytes(raw.strip(), policy=default)
-            assert isinstance(parsed, EmailMessage)
-            messages.append(
-                OutboxMessage(
-                    to=str(parsed.get("To", "")),
-                    subject=str(parsed.get("Subject", "")),  # decoded: the default policy reads RFC 2047
-                    date=str(parsed.get("Date", "")),
-                    text=_part(parsed, "plain"),
-                    html=_part(parsed, "html"),
-                )
+        raws.extend(raw.strip() for raw in path.read_bytes().split(SEPARATOR) if raw.strip())
+    return raws
+
+
+def read(folder: Path, offset: int = 0, limit: int | None = None) -> tuple[list[OutboxMessage], int]:
+    """A page of the messages in ``folder`` (newest file first) and how many there
+    are. Only the page's messages are parsed: decoding MIME is the slow part."""
+    raws = _raw_messages(folder)
+    page = raws[offset : None if limit is None else offset + limit]
+    messages = []
+    for raw in page:
+        parsed = email.message_from_bytes(raw, policy=default)
+        assert isinstance(parsed, EmailMessage)
+        messages.append(
+            OutboxMessage(
+                to=str(parsed.get("To", "")),
+                subject=str(parsed.get("Subject", "")),  # decoded: the default policy reads RFC 2047
+                date=str(parsed.get("Date", "")),
+                text=_part(parsed, "plain"),
+                html=_part(parsed, "html"),
             )
-    return messages
+        )
+    return messages, len(raws)

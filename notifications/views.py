@@ -145,10 +145,24 @@ def preferences_view(request: HttpRequest) -> HttpResponse:
     )
 
 
+# Emails shown in full on a page of the outbox: each is parsed and drawn in a frame.
+OUTBOX_PAGE = 10
+
+
 def outbox_view(request: HttpRequest) -> HttpResponse:
     """Development only: the emails the file backend wrote, newest first, each
     part as the player would see it."""
     if not dev_outbox(request)["show_dev_outbox"]:
         raise Http404
-    messages_ = dev_outbox_files.read(Path(settings.EMAIL_FILE_PATH))
-    return render(request, "notifications/outbox.html", {"emails": messages_})
+    raw_page = request.GET.get("page", "1")
+    page = int(raw_page) if raw_page.isascii() and raw_page.isdigit() and len(raw_page) < 6 else 1
+    page = max(page, 1)
+    offset = (page - 1) * OUTBOX_PAGE
+    messages_, total = dev_outbox_files.read(Path(settings.EMAIL_FILE_PATH), offset, OUTBOX_PAGE)
+    context = {
+        "emails": messages_,
+        "newer_page": page - 1 if page > 1 else None,
+        "older_page": page + 1 if offset + OUTBOX_PAGE < total else None,
+        "total": total,
+    }
+    return render(request, "notifications/outbox.html", context)

@@ -55,21 +55,6 @@ def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
         browser.close()
 
 
-@pytest.fixture(scope="module")
-def module_chromium() -> Iterator[Browser]:
-    """One browser for a whole test module: starting Chromium is the slow part."""
-    require_chromium()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # see ``chromium``
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM,
-                args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-            )
-            yield browser
-            browser.close()
-
-
 def signed_in(
     browser: Browser, base_url: str, user: User, viewport: dict[str, int] = DESKTOP, *, bypass_csp: bool = False
 ) -> BrowserContext:

@@ -1,7 +1,8 @@
-"""axe-core (from npm, injected into the page) finds no serious or critical
-accessibility violation on the pages a player uses most: the games list, a
-game's page while building (with a card and a lot chosen), the new-game form
-and the preferences."""
+"""axe-core (from npm, injected into the page) finds no accessibility violation
+of any impact on every page: the games list, the new-game form, a game's page
+while building (with a card and a lot chosen) and once finished, the lobby, the
+watch list, the spectator page, a profile, the leaderboard, the preferences,
+sign-in, the developer apps and the admin's game page; on a desktop and a phone."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from django.db import connection
 from accounts.models import User
 from games import engine, services, store
 from games.models import Game
+from tests.ratings.test_ratings import resign
 
 from .chromium import DESKTOP, PHONE, axe_violations, chromium, describe, signed_in  # noqa: F401 (a fixture)
+
+EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -59,29 +63,52 @@ def building_game(alice: User) -> Game:
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_no_serious_or_critical_violation_on_the_main_pages(connections_closed, live_server, chromium, viewport):  # noqa: F811
-    alice = User.objects.create_user("alice@example.com", display_name="alice")
+def test_no_violation_on_any_page(connections_closed, live_server, chromium, viewport):  # noqa: F811
+    alice = User.objects.create_user("alice@example.com", display_name="alice", is_staff=True, is_superuser=True)
+    bob = User.objects.create_user("bob@example.com", display_name="bob")
     game = building_game(alice)
+    game.public = True
+    game.save(update_fields=["public"])
     services.create_game(
         creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
     )
+    finished = services.create_game(
+        creator=alice, name="Finished 1", options={"players": 2, "start_player": 0},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
+    )  # fmt: skip
+    services.join_game(game=finished, user=bob)
+    resign(finished, bob)
     page = signed_in(chromium, live_server.url, alice, viewport, bypass_csp=True).new_page()
     found: dict[str, str] = {}
+
+    def check(name: str) -> None:
+        violations = axe_violations(page, EVERY_IMPACT)
+        if violations:
+            found[name] = describe(violations)
+
     for path in (
         "/games/",
         "/games/new/",
+        "/games/lobby/",
+        "/games/watch/",
+        f"/games/{game.public_id}/watch/",
+        f"/players/{alice.pk}/",
+        "/leaderboard/",
         "/mail/preferences/",
         "/accounts/developer/apps/",
+        f"/games/{finished.public_id}/",
+        f"/admin/games/game/{game.pk}/change/",
         f"/games/{game.public_id}/",
     ):
         page.goto(live_server.url + path)
-        violations = axe_violations(page)
-        if violations:
-            found[path] = describe(violations)
+        check(path)
     # The game page again in the middle of building: a card chosen, its lots lit, a lot's pieces listed.
     page.locator("#place-form label.card-choice").first.click()
     page.locator("[data-testid=board] g.lot.can-build").first.click()
-    violations = axe_violations(page)
+    check("game page, building")
+    anonymous = chromium.new_context(viewport=viewport, bypass_csp=True).new_page()
+    anonymous.goto(live_server.url + "/accounts/login/")
+    violations = axe_violations(anonymous, EVERY_IMPACT)
     if violations:
-        found["game page, building"] = describe(violations)
+        found["/accounts/login/"] = describe(violations)
     assert not found, "\n".join(f"{path}:\n{text}" for path, text in found.items())

@@ -14,7 +14,6 @@ from playwright.sync_api import Browser, Page
 from accounts.models import User
 from games.models import Game, Presence
 
-from .chromium import module_chromium  # noqa: F401 (a fixture)
 from .live import deliver_pending, move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_for_version
 from .playing import build_by_touching, select_by_form
 
@@ -22,8 +21,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 @pytest.fixture
-def browser(module_chromium: Browser) -> Iterator[Browser]:  # noqa: F811
-    yield module_chromium
+def browser(chromium: Browser) -> Iterator[Browser]:
+    yield chromium
     connection.close()  # the connection of the ORM calls made under Playwright's loop
 
 
@@ -31,7 +30,7 @@ def wait_until_present(page: Page, user: User) -> None:
     """Until this page load's own heartbeat is recorded."""
     page.wait_for_function("() => Boolean(document.getElementById('live-script').dataset.presencePage)")
     page_id = page.evaluate("document.getElementById('live-script').dataset.presencePage")
-    for _ in range(100):
+    for _ in range(300):  # its one heartbeat on load; slow on a busy machine
         if Presence.objects.filter(user=user, page=page_id).exists():
             return
         page.wait_for_timeout(50)
@@ -73,4 +72,39 @@ def test_every_building_after_a_live_move_goes_up_by_touching_and_no_turn_email_
         live_move_arrived = False
         wait_until_present(page, alice)  # the new page (after alice's own move) says so
     assert built_after_a_live_move >= 6
+    assert sent_turn_emails(started_game, alice) == 0
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_a_whole_two_player_game_by_clicking_with_the_page_open_throughout(
+    server, browser, started_game: Game, alice: User, bob: User, language: str
+):
+    """The journey: every building of alice's whole game goes up by touching the
+    board, with bob's moves arriving live, and she gets no turn email at all."""
+    User.objects.filter(pk=alice.pk).update(language=language)
+    page = open_game(signed_in(browser, server, alice), server, started_game)
+    rng = random.Random(language)
+    built = 0
+    for _ in range(400):
+        started_game.refresh_from_db()
+        if started_game.status != Game.Status.ACTIVE:
+            break
+        if to_act(started_game) == bob:
+            wait_for_version(page, move_by_api(server, started_game, bob))
+            deliver_pending()
+            continue
+        if page.get_by_test_id("select-form").count():
+            select_by_form(page, started_game, rng)
+        else:
+            click_to_build_is_ready(page)
+            build_by_touching(page, started_game, rng)
+            built += 1
+        started_game.refresh_from_db()
+        if started_game.status == Game.Status.ACTIVE:  # a finished game's page says nothing
+            wait_until_present(page, alice)
+    started_game.refresh_from_db()
+    assert started_game.status == Game.Status.FINISHED
+    assert built >= 16
+    page.wait_for_function("() => !document.querySelector('[data-testid=place-form]')")
+    assert page.get_by_test_id("hand").count() == 0  # a finished game shows no cards
     assert sent_turn_emails(started_game, alice) == 0

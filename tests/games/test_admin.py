@@ -346,3 +346,22 @@ def test_replay_of_a_lobby_game(admin, alice):
     response = admin.get(replay_url(game))
     assert response.status_code == 200
     assert "has not been dealt yet" in response.content.decode()
+
+
+def test_seats_of_a_game_being_played_are_read_only_and_labelled_from_one(admin, started_game):
+    page = admin.get(change_url(started_game)).content.decode()
+    assert "seat 0" not in page
+    assert 'name="seats-0-user"' not in page, "a seat of a game being played cannot be edited"
+    assert 'name="seats-MAX_NUM_FORMS" value="0"' in page, "no seat can be added"
+    before = list(started_game.seats.values_list("index", "user_id", "bot"))
+    form = {"name": started_game.name, "creator": started_game.creator_id, "seats-TOTAL_FORMS": "3",
+            "seats-INITIAL_FORMS": "2", "seats-2-user": "", "seats-2-bot": "random", "seats-2-index": "2"}  # fmt: skip
+    admin.post(change_url(started_game), form)
+    assert list(started_game.seats.values_list("index", "user_id", "bot")) == before
+
+
+def test_seats_of_a_game_in_the_lobby_can_still_be_edited(admin, alice):
+    game = services.create_game(
+        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
+    )
+    assert 'name="seats-1-invited_email"' in admin.get(change_url(game)).content.decode()

@@ -184,3 +184,20 @@ def test_outbox_link_only_in_debug(alice, browser):
 
 def test_outbox_is_404_without_debug(alice, browser):
     assert browser(alice).get("/mail/outbox/").status_code == 404
+
+
+def test_fifty_emails_come_ten_to_a_page_newest_first(outbox_dir, alice, browser):
+    """Decoding MIME is the slow part: a page decodes only the emails it shows."""
+    for n in range(49):
+        message = RAW_EMAIL.replace("Subject: Your turn in game 1234abcd", f"Subject: Email number {n}")
+        (outbox_dir / f"m{n:02}.log").write_text(message + "\n" + "-" * 79 + "\n")
+    client = browser(alice)
+    first = client.get("/mail/outbox/").content.decode()
+    assert first.count('data-testid="outbox-message"') == 10
+    assert 'href="?page=2"' in first
+    assert 'data-testid="outbox-newer"' not in first
+    last = client.get("/mail/outbox/?page=5").content.decode()
+    assert last.count('data-testid="outbox-message"') == 10
+    assert 'data-testid="outbox-older"' not in last
+    assert 'href="?page=4"' in last
+    assert client.get("/mail/outbox/?page=x").status_code == 200
