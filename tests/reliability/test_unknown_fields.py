@@ -182,6 +182,7 @@ def test_every_write_without_a_body_refuses_one(
         assert response.status_code == 400, (label, response.content)
         assert response["Content-Type"] == "application/problem+json", label
         assert response.json()["code"] == "body_not_allowed", (label, response.json())
+        assert "400" in schema["paths"][path][method]["responses"], f"{label}: the schema hides the refusal"
 
     assert state() == before
     # With {} (no field at all) the same request is carried out: the refusal was the body's.
