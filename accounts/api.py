@@ -10,6 +10,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from manhattan_site.strict_input import takes_no_body
+
 from .auth_helpers import request_user
 from .closing import close_account
 from .models import ApiToken
@@ -56,6 +58,7 @@ class TokenDetailView(APIView):
     required_scopes = {"*": ACCOUNT_HOLDER}
 
     @extend_schema(operation_id="tokens_revoke", summary="Revoke an API token", responses={204: None, 404: PROBLEM})
+    @takes_no_body
     def delete(self, request: Request, token_id: int) -> Response:
         token = ApiToken.objects.filter(user=request_user(request), pk=token_id).first()
         if token is None:
@@ -82,9 +85,8 @@ class MeView(APIView):
         request=None,
         responses={204: None, 400: PROBLEM, 403: PROBLEM},
     )
+    @takes_no_body
     def delete(self, request: Request) -> Response:
-        if request.body:
-            raise exceptions.ParseError("Closing an account takes no request body.", code="body_not_allowed")
         close_account(user=request_user(request))
         logout(request)  # this browser's session ends with the rest
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -103,6 +105,7 @@ class BotAccountView(APIView):
         request=None,
         responses={200: MeSerializer, 403: PROBLEM},
     )
+    @takes_no_body
     def post(self, request: Request) -> Response:
         user = request_user(request)
         if user.is_staff:

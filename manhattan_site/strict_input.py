@@ -10,17 +10,27 @@ The parser refuses what no field can hold (a lone UTF-16 surrogate, which no
 response could even echo, and NUL, which PostgreSQL cannot store) before any view
 sees it, as a 400 ``malformed_request`` problem.
 
+A write that takes no body at all (starting a game, revoking a token) would
+otherwise ignore whatever is sent to it; :func:`takes_no_body` marks its handler
+so that a body holding anything is refused (a 400 ``body_not_allowed`` problem)
+before the handler acts. ``{}`` holds nothing that could be ignored, and many
+clients send it with every POST, so it counts as no body.
+
 This module lives in the project package, not in an app, because every app's API
 uses it (accounts cannot import games).
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from rest_framework import exceptions, parsers, serializers
+from rest_framework.request import Request
+
+Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
 class InputRefused(exceptions.APIException):
@@ -125,3 +135,24 @@ class StrictJSONParser(parsers.JSONParser):
         if wrong is not None:
             raise exceptions.ParseError(f"The JSON body holds {wrong}, which is not accepted.")
         return data
+
+
+def refuse_any_body(request: Request) -> None:
+    """Refuse a request whose body holds anything, so a client never believes an
+    operation read something it sent. An empty body and ``{}`` pass; a body
+    that is not JSON is refused by the parser (415, or 400 if malformed)."""
+    if request.body and request.data != {}:
+        raise exceptions.ParseError("This request takes no body.", code="body_not_allowed")
+
+
+def takes_no_body(handler: Handler) -> Handler:
+    """Mark a view's write handler (whose schema says ``request=None``) as taking no
+    body: one sent anyway is refused before the handler runs, after the checks
+    of who may call it."""
+
+    @functools.wraps(handler)
+    def refusing(view: Any, request: Request, *args: Any, **kwargs: Any) -> Any:
+        refuse_any_body(request)
+        return handler(view, request, *args, **kwargs)
+
+    return refusing  # type: ignore[return-value]

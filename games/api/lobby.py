@@ -17,7 +17,7 @@ from games import store
 from games.errors import GameError
 from games.models import Game
 from games.services import open_games
-from manhattan_site.strict_input import StrictSerializer
+from manhattan_site.strict_input import StrictSerializer, takes_no_body
 
 from .serializers import GameSerializer, SeatSerializer
 from .views import game_body
@@ -172,5 +172,6 @@ class RematchView(APIView):
         request=None,
         responses={200: SeatedSerializer, 201: SeatedSerializer, 403: PROBLEM, 409: PROBLEM},
     )
+    @takes_no_body
     def post(self, request: Request, game_id: str) -> Response:
         return _seated(open_games.rematch(game=store.get(game_id), user=request_user(request)), request)

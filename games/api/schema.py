@@ -49,6 +49,9 @@ _GENERIC = {
     "415": "The body is not application/json.",
     "429": "Too many requests: wait for the number of seconds in Retry-After.",
 }
+# A write without a request body refuses one (manhattan_site.strict_input.takes_no_body).
+_NO_BODY = "This operation takes no body: one holding anything (not {}) is refused (code 'body_not_allowed')."
+_WRITES = ("post", "put", "patch", "delete")
 
 # One seat of a new game, by kind: the rules across fields that the serializer
 # checks in ``SeatSpecSerializer.validate`` (an invitee's address, a bot's kind).
@@ -115,6 +118,8 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
             responses = operation.setdefault("responses", {})
             for status in _generic_statuses(path, method, operation):
                 responses.setdefault(status, {"description": _GENERIC[status]})
+            if method in _WRITES and "requestBody" not in operation:
+                responses.setdefault("400", {"description": _NO_BODY})
             for status, response in responses.items():
                 if str(status).startswith("4"):
                     response["content"] = _problem_content()

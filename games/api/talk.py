@@ -20,7 +20,7 @@ from games import store
 from games.errors import GameError
 from games.talk import services as talk
 from games.talk.models import MAX_LENGTH, TableMessage
-from manhattan_site.strict_input import StrictSerializer
+from manhattan_site.strict_input import StrictSerializer, takes_no_body
 
 from .permissions import seen_game
 
@@ -116,11 +116,13 @@ class MuteView(APIView):
         return seat.user
 
     @extend_schema(operation_id="mute_seat", summary="Mute a player", request=None, responses={204: None, 403: PROBLEM})
+    @takes_no_body
     def put(self, request: Request, game_id: str, index: int) -> Response:
         talk.mute(request_user(request), self._other(request, game_id, index))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(operation_id="unmute_seat", summary="Unmute a player", responses={204: None, 403: PROBLEM})
+    @takes_no_body
     def delete(self, request: Request, game_id: str, index: int) -> Response:
         talk.unmute(request_user(request), self._other(request, game_id, index))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -27,6 +27,7 @@ from games.engine import SIDE_NAMES, Action
 from games.errors import GameError, StaleVersion
 from games.models import Game
 from games.services import open_games, play
+from manhattan_site.strict_input import takes_no_body
 
 from . import idempotency, talk
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
@@ -181,6 +182,7 @@ class StartView(APIView):
         request=None,
         responses={200: GameSerializer, 403: PROBLEM, 409: PROBLEM},
     )
+    @takes_no_body
     def post(self, request: Request, game_id: str) -> Response:
         services.start_game(game=store.get(game_id), user=request_user(request))
         return Response(game_body(store.load(game_id), request))

@@ -4,6 +4,10 @@ The operations come from the schema itself, so an endpoint added tomorrow is
 walked too: each gets its request body with one field added that no
 operation takes, through a signed-in session allowed to make the request, and
 must answer 422 ``unknown_field`` naming that field, and change nothing.
+
+The writes that take no body at all (no ``requestBody`` in the schema) are
+walked the same way: a body holding anything is refused with 400
+``body_not_allowed`` before they act; ``{}`` holds nothing and counts as no body.
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
+from accounts.services import create_api_token
 from games.models import Game
+from games.talk.models import Mute
 from webhooks import services as webhooks
 from webhooks import ssrf
-from webhooks.models import Endpoint
+from webhooks.models import Delivery, Endpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -49,12 +55,24 @@ def write_operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, A
     ]
 
 
-def fill(path: str, *, game: Game, lobby: Game, user: User, endpoint: Endpoint) -> str:
-    game_id = str(lobby.public_id if path.endswith("/join") else game.public_id)
+def bodyless_write_operations(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    """(method, path) of every write that takes no request body."""
+    return [
+        (method, path)
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        if method in WRITES and "requestBody" not in operation
+    ]
+
+
+def fill(path: str, *, game: Game, lobby: Game, user: User, endpoint: Endpoint, token_id: int = 0) -> str:
+    game_id = str(lobby.public_id if path.endswith(("/join", "/start")) else game.public_id)
     return (
         path.replace("{game_id}", game_id)
         .replace("{player_id}", str(user.pk))
         .replace("{endpoint_id}", str(endpoint.pk))
+        .replace("{token_id}", str(token_id))
+        .replace("{index}", "1")
     )
 
 
@@ -124,3 +142,48 @@ def test_a_nested_unknown_field_is_named_by_its_path(alice: User, body: dict[str
     response = client.post("/api/v1/games", body, format="json")
     assert response.status_code == 422
     assert response.json()["field"] == field
+
+
+@pytest.mark.parametrize("body", [{UNKNOWN: 1}, [], [{}], "", 0, False])
+def test_every_write_without_a_body_refuses_one(
+    alice: User, started_game: Game, lobby_game: Game, monkeypatch: pytest.MonkeyPatch, body: Any
+) -> None:
+    monkeypatch.setattr(ssrf, "resolve_host", lambda host, port: ["93.184.216.34"])
+    endpoint = webhooks.create_endpoint(
+        owner=alice, url="https://hooks.example.com/a", event_types=["game.move"]
+    ).endpoint
+    token = create_api_token(user=alice, name="kept")
+    client = APIClient()
+    client.force_login(alice)  # a fresh sign-in: allowed every write, closing the account too
+    schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    operations = bodyless_write_operations(schema)
+    assert ("post", "/api/v1/games/{game_id}/start") in operations  # the walk found the body-less writes
+
+    def state() -> tuple[Any, ...]:
+        alice.refresh_from_db()
+        return (
+            Game.objects.get(pk=started_game.pk).version,
+            Game.objects.get(pk=lobby_game.pk).status,
+            Game.objects.count(),
+            ApiToken.objects.filter(pk=token.token.pk).exists(),
+            Endpoint.objects.filter(pk=endpoint.pk).values_list("secret", flat=True).first(),
+            Delivery.objects.count(),
+            alice.is_bot,
+            alice.closed,
+            Mute.objects.count(),
+        )
+
+    before = state()
+    for method, path in operations:
+        label = f"{method.upper()} {path}"
+        url = fill(path, game=started_game, lobby=lobby_game, user=alice, endpoint=endpoint, token_id=token.token.pk)
+        response = getattr(client, method)(url, body, format="json")
+
+        assert response.status_code == 400, (label, response.content)
+        assert response["Content-Type"] == "application/problem+json", label
+        assert response.json()["code"] == "body_not_allowed", (label, response.json())
+        assert "400" in schema["paths"][path][method]["responses"], f"{label}: the schema hides the refusal"
+
+    assert state() == before
+    # With {} (no field at all) the same request is carried out: the refusal was the body's.
+    assert client.delete(f"/api/v1/tokens/{token.token.pk}", {}, format="json").status_code == 204

@@ -13,6 +13,7 @@ from accounts.auth_helpers import request_user
 from accounts.scopes import WEBHOOKS_MANAGE
 from accounts.throttles import ScopedRateThrottle
 from games.errors import GameError
+from manhattan_site.strict_input import takes_no_body
 
 from .. import services
 from ..models import Delivery, Endpoint
@@ -120,6 +121,7 @@ class EndpointDetailView(APIView):
         summary="Delete a webhook endpoint and its delivery log",
         responses={204: None, 404: PROBLEM},
     )
+    @takes_no_body
     def delete(self, request: Request, endpoint_id: int) -> Response:
         services.delete_endpoint(endpoint=_endpoint(request, endpoint_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -134,6 +136,7 @@ class SecretView(APIView):
         request=None,
         responses={200: NewWebhookEndpointSerializer, 404: PROBLEM},
     )
+    @takes_no_body
     def post(self, request: Request, endpoint_id: int) -> Response:
         new = services.rotate_secret(endpoint=_endpoint(request, endpoint_id))
         return Response(NewWebhookEndpointSerializer(new.endpoint, context={"secret": new.secret}).data)
@@ -175,6 +178,7 @@ class TestEventView(APIView):
         request=None,
         responses={202: WebhookDeliverySerializer, 404: PROBLEM, 429: PROBLEM},
     )
+    @takes_no_body
     def post(self, request: Request, endpoint_id: int) -> Response:
         delivery = services.send_test_event(endpoint=_endpoint(request, endpoint_id))
         return Response(WebhookDeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)
