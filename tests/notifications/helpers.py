@@ -16,7 +16,8 @@ from django.utils import timezone
 from games import engine, services, store
 from games.engine.bots import greedy_bot
 from games.models import Game
-from notifications.models import Notification
+from notifications import emails
+from notifications.models import Kind, Notification
 
 HEX = {"red": "#d64541", "blue": "#3a6fd8", "green": "#2e9e5b", "yellow": "#e6b422"}
 
@@ -88,3 +89,13 @@ def latest(kind: str, **filters: Any) -> Notification:
     notification = Notification.objects.filter(kind=kind, **filters).order_by("-pk").first()
     assert notification is not None, f"no {kind} notification with {filters}"
     return notification
+
+
+def your_turn_by_email(game: Game, which: int = 0) -> tuple[Notification, str, engine.PlacePiece]:
+    """Seat 0's placement turn as the email brings it: the "your turn" email, the reply
+    address in it, and one legal placement (``which``: its index among them) to answer with."""
+    placement_turn_of(game, 0)
+    notification = latest(Kind.YOUR_TURN, seat=0)
+    address = str(emails.build_message(notification).reply_to[0])
+    p = engine.legal_actions(engine.player_view(store.state_of(game), 0)).placements[which]
+    return notification, address, engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour)

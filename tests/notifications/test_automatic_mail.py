@@ -10,12 +10,11 @@ import base64
 import pytest
 from django.conf import settings
 
-from games import engine, store
+from games import engine
 from games.models import GameEvent
 from games.talk.models import TableMessage
-from notifications import emails
 from notifications.models import InboundRefusal, Kind, Notification
-from tests.notifications.helpers import latest, placement_turn_of
+from tests.notifications.helpers import your_turn_by_email
 
 pytestmark = [
     pytest.mark.django_db,
@@ -24,13 +23,8 @@ pytestmark = [
 
 @pytest.fixture
 def turn(started_game):
-    placement_turn_of(started_game, 0)
-    notification = latest(Kind.YOUR_TURN, seat=0)
-    address = str(emails.build_message(notification).reply_to[0])
-    state = store.state_of(started_game)
-    p = engine.legal_actions(engine.player_view(state, 0)).placements[0]
-    move = engine.format_action(engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour))
-    return started_game, address, move
+    _notification, address, placement = your_turn_by_email(started_game)
+    return started_game, address, engine.format_action(placement)
 
 
 def post(client, raw: str) -> int:

@@ -12,12 +12,11 @@ from email.message import EmailMessage
 import pytest
 from django.conf import settings
 
-from games import engine, store
+from games import engine
 from games.models import GameEvent
 from games.talk.models import TableMessage
-from notifications import emails
 from notifications.models import Kind, Notification
-from tests.notifications.helpers import latest, placement_turn_of
+from tests.notifications.helpers import your_turn_by_email
 from tests.notifications.reply_corpus import CORPUS, NOTES
 
 pytestmark = [
@@ -27,12 +26,8 @@ pytestmark = [
 
 @pytest.fixture
 def turn(started_game):
-    placement_turn_of(started_game, 0)
-    notification = latest(Kind.YOUR_TURN, seat=0)
-    address = str(emails.build_message(notification).reply_to[0])
-    state = store.state_of(started_game)
-    p = engine.legal_actions(engine.player_view(state, 0)).placements[-1]
-    return started_game, address, engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour)
+    _notification, address, placement = your_turn_by_email(started_game, which=-1)
+    return started_game, address, placement
 
 
 def send(client, to: str, body: str, name: str) -> int:

@@ -15,12 +15,12 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import Client
 
-from games import engine, services, store
+from games import engine, services
 from games.models import GameEvent
 from notifications import emails
 from notifications.models import InboundRefusal, Kind, Notification, Reply
 from notifications.replies import REFUSALS_PER_HOUR, handle_inbound
-from tests.notifications.helpers import latest, placement_turn_of
+from tests.notifications.helpers import latest, your_turn_by_email
 
 pytestmark = [
     pytest.mark.django_db,
@@ -29,13 +29,8 @@ pytestmark = [
 
 @pytest.fixture
 def turn(started_game):
-    placement_turn_of(started_game, 0)
-    notification = latest(Kind.YOUR_TURN, seat=0)
-    address = str(emails.build_message(notification).reply_to[0])
-    state = store.state_of(started_game)
-    p = engine.legal_actions(engine.player_view(state, 0)).placements[0]
-    move = engine.format_action(engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour))
-    return started_game, notification, address, move
+    notification, address, placement = your_turn_by_email(started_game)
+    return started_game, notification, address, engine.format_action(placement)
 
 
 def reply(to: str, body: str, *, message_id: str = "<r@mail.example.com>", **headers: str) -> EmailMessage:
