@@ -23,7 +23,7 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -37,6 +37,21 @@ REQUESTS = Histogram(
 MOVES = Counter(
     "manhattan_moves_total", "Moves posted through the API, by outcome and problem code.", ["outcome", "code"]
 )
+
+# Kept by the Celery processes (and by web requests that do the same work inline);
+# counted at the one place each thing happens.
+EMAILS = Counter("manhattan_emails_total", "Emails handed to the mail server, by outcome.", ["outcome"])
+WEBHOOKS = Counter("manhattan_webhook_attempts_total", "Webhook delivery attempts, by outcome.", ["outcome"])
+BOT_THINK = Histogram(
+    "manhattan_bot_think_seconds",
+    "Time a bot took to choose a move, by bot and purpose.",
+    ["bot", "purpose"],
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+)
+TIMEOUTS = Counter("manhattan_timeouts_total", "Timed-out turns on which the timeout bot moved.")
+REMINDERS = Counter("manhattan_reminders_total", "Turn reminders written to the outbox.")
+# "livesum": the streams open in the processes alive now (a dead worker's streams are gone).
+OPEN_STREAMS = Gauge("manhattan_open_streams", "Live event streams open now.", multiprocess_mode="livesum")
 
 
 def observe_request(request: HttpRequest, response: HttpResponse, route: str, seconds: float) -> None:
