@@ -15,6 +15,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import os
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,10 +24,24 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    values,
+)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
+
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    # The folder is shared by the containers of a machine (a compose volume), and process
+    # ids repeat from one container to the next: the host name keeps each process's files
+    # its own. Set before the first metric below is made, which is when it is read.
+    values.ValueClass = values.MultiProcessValue(lambda: f"{socket.gethostname()}-{os.getpid()}")  # type: ignore[no-untyped-call]
 
 REQUESTS = Histogram(
     "manhattan_request_seconds",
