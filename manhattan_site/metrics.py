@@ -34,14 +34,27 @@ from prometheus_client import (
     values,
 )
 from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.registry import Collector
 
+
+def process_name(pid: int) -> str:
+    """How a process's metric files are named: the folder is shared by the containers of a
+    machine (a compose volume), and process ids repeat from one container to the next."""
+    return f"{socket.gethostname()}-{pid}"
+
+
+def forget_process(pid: int, folder: str | None = None) -> None:
+    """A process has ended (gunicorn's ``child_exit``): its open streams no longer count.
+    Its counters stay, so that the totals never go down."""
+    folder = folder or os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if folder:
+        mark_process_dead(process_name(pid), folder)  # type: ignore[no-untyped-call]
+
+
 if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    # The folder is shared by the containers of a machine (a compose volume), and process
-    # ids repeat from one container to the next: the host name keeps each process's files
-    # its own. Set before the first metric below is made, which is when it is read.
-    values.ValueClass = values.MultiProcessValue(lambda: f"{socket.gethostname()}-{os.getpid()}")  # type: ignore[no-untyped-call]
+    # Set before the first metric below is made, which is when it is read.
+    values.ValueClass = values.MultiProcessValue(lambda: process_name(os.getpid()))  # type: ignore[no-untyped-call]
 
 REQUESTS = Histogram(
     "manhattan_request_seconds",
