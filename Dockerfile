@@ -9,6 +9,6 @@ RUN pip install --no-cache-dir --require-hashes -r requirements.lock
 # settings.PROJECT_APPS is in the image, whichever were added since.
 COPY . .
 RUN pip install --no-cache-dir --no-deps .
-RUN useradd --create-home app && mkdir -p /app/var && chown app /app/var
+RUN useradd --create-home app && mkdir -p /app/var/metrics && chown -R app /app/var
 USER app
 EXPOSE 8000

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import os
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,10 +24,37 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    values,
+)
 from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.registry import Collector
+
+
+def process_name(pid: int) -> str:
+    """How a process's metric files are named: the folder is shared by the containers of a
+    machine (a compose volume), and process ids repeat from one container to the next."""
+    return f"{socket.gethostname()}-{pid}"
+
+
+def forget_process(pid: int, folder: str | None = None) -> None:
+    """A process has ended (gunicorn's ``child_exit``): its open streams no longer count.
+    Its counters stay, so that the totals never go down."""
+    folder = folder or os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if folder:
+        mark_process_dead(process_name(pid), folder)  # type: ignore[no-untyped-call]
+
+
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    # Set before the first metric below is made, which is when it is read.
+    values.ValueClass = values.MultiProcessValue(lambda: process_name(os.getpid()))  # type: ignore[no-untyped-call]
 
 REQUESTS = Histogram(
     "manhattan_request_seconds",
@@ -37,6 +65,21 @@ REQUESTS = Histogram(
 MOVES = Counter(
     "manhattan_moves_total", "Moves posted through the API, by outcome and problem code.", ["outcome", "code"]
 )
+
+# Kept by the Celery processes (and by web requests that do the same work inline);
+# counted at the one place each thing happens.
+EMAILS = Counter("manhattan_emails_total", "Emails handed to the mail server, by outcome.", ["outcome"])
+WEBHOOKS = Counter("manhattan_webhook_attempts_total", "Webhook delivery attempts, by outcome.", ["outcome"])
+BOT_THINK = Histogram(
+    "manhattan_bot_think_seconds",
+    "Time a bot took to choose a move, by bot and purpose.",
+    ["bot", "purpose"],
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+)
+TIMEOUTS = Counter("manhattan_timeouts_total", "Timed-out turns on which the timeout bot moved.")
+REMINDERS = Counter("manhattan_reminders_total", "Turn reminders written to the outbox.")
+# "livesum": the streams open in the processes alive now (a dead worker's streams are gone).
+OPEN_STREAMS = Gauge("manhattan_open_streams", "Live event streams open now.", multiprocess_mode="livesum")
 
 
 def observe_request(request: HttpRequest, response: HttpResponse, route: str, seconds: float) -> None:

@@ -24,6 +24,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Game
 from games.services import presence
+from manhattan_site.metrics import EMAILS
 
 from . import bounces
 from .emails import build_message
@@ -199,6 +200,7 @@ def deliver(notification_id: int) -> bool:
             raise  # the task is out of time: the rest of its batch is left to the sweep
         return False
     _mark_sent(mine, lease)
+    EMAILS.labels("sent").inc()
     return True
 
 
@@ -232,6 +234,7 @@ def _record_failure(notification: Notification, mine: QuerySet[Notification], er
         # The address does not exist (or refuses us for good): retrying cannot help.
         mine.update(status=Notification.Status.FAILED, attempts=attempts, last_error=last_error, claimed_until=None)
         bounces.mark_bouncing(notification.email, last_error)
+        EMAILS.labels("bounced").inc()
         logger.warning("notification %s bounced: %s", notification.pk, error)
         return
     backoff = timedelta(seconds=30 * 2 ** min(attempts, 12))
@@ -245,6 +248,7 @@ def _record_failure(notification: Notification, mine: QuerySet[Notification], er
         next_attempt=now + min(backoff, MAX_BACKOFF),
         claimed_until=None,
     )
+    EMAILS.labels("failed").inc()  # each failed attempt, whether retried or given up
     logger.warning("delivery of notification %s failed: %s", notification.pk, error)
 
 

@@ -24,6 +24,7 @@ from games import services, store
 from games.errors import GameError
 from games.models import Game
 from games.services import presence
+from manhattan_site.metrics import REMINDERS, TIMEOUTS
 
 from . import outbox
 from .models import Kind, Notification, Preference, TurnClock
@@ -210,6 +211,7 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
                 key__in=[n.key for n in reminders], status=Notification.Status.PENDING
             ).values_list("pk", flat=True)
             outbox.publish_on_commit(list(pending))
+        REMINDERS.inc(len(reminders))
         return claimed, len(reminders)
 
 
@@ -235,6 +237,7 @@ def time_out_absent_players(now: datetime | None = None, limit: int = 200) -> in
         try:
             if _time_out(game_id, timeout_at, now):
                 moved += 1
+                TIMEOUTS.inc()
         except DatabaseError:
             logger.exception("timeout sweep: game %s failed; it stays due for the next sweep", game_id)
             connection.close_if_unusable_or_obsolete()  # a lost connection is opened again for the next game

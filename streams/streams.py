@@ -21,6 +21,7 @@ from django.conf import settings
 
 from accounts.models import User
 from games.api.events import render_json
+from manhattan_site.metrics import OPEN_STREAMS
 
 from . import bus, feeds, limits
 from .threads import run_sync
@@ -123,6 +124,7 @@ class Stream:
         listener = bus.hub.listen(self.games(), lobby=self.lobby)
         watchdog.watch(self)
         heartbeat = settings.STREAMS_HEARTBEAT_SECONDS
+        OPEN_STREAMS.inc()
         try:
             yield f"retry: {settings.STREAMS_RETRY_MS}\n\n".encode()
             last_event = checked = loop.time()
@@ -156,6 +158,7 @@ class Stream:
                     self.sending_since = None
                     await limits.renew(self.user.pk, self.slot)
         finally:
+            OPEN_STREAMS.dec()
             bus.hub.close(listener)
             watchdog.open.discard(self)
             with contextlib.suppress(Exception):

@@ -91,6 +91,7 @@ class Stack:
             "SECRET_KEY": "compose-stack-test-" + "k" * 40,
             "STATIC_ROOT": str(tmp_path / "static"),
             "VAR_DIR": str(tmp_path / "var"),
+            "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
             "METRICS_TOKEN": METRICS_TOKEN,
             # The webhook receiver of the test listens on 127.0.0.1 over plain HTTP.
             "WEBHOOK_ALLOW_HTTP": "true",
@@ -99,6 +100,7 @@ class Stack:
             "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
         }
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        (tmp_path / "metrics").mkdir()  # the shared volume of compose
 
     def env_of(self, service: str) -> dict[str, str]:
         spec = self.compose["services"][service]
@@ -265,9 +267,15 @@ def test_the_compose_services_start_and_play_a_move_with_its_email(
         assert stream.until(lambda e: e.id == str(started_game.version + 1), timeout=30)
         stream.close()
 
+    def scrape() -> str:
+        return httpx.get(f"{stack.url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30).text
+
     metrics = httpx.get(f"{stack.url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30)
     assert metrics.status_code == 200
     assert 'manhattan_moves_total{code="",outcome="accepted"}' in metrics.text
+    # What the worker process counted is in what the web process answers: the volume they share.
+    wait_for(lambda: 'manhattan_emails_total{outcome="sent"}' in scrape(), "the worker's emails in /metrics", stack)
+    wait_for(lambda: 'manhattan_webhook_attempts_total{outcome="delivered"}' in scrape(), "its webhooks", stack)
     assert '"request_id": "compose-move-1"' in stack.log("web")  # JSON access lines in production
     # The tasks the move queued log with its request id, in the worker.
     assert '"request_id": "compose-move-1"' in (stack.tmp / "worker.log").read_text()

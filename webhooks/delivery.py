@@ -24,6 +24,8 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from standardwebhooks import Webhook
 
+from manhattan_site.metrics import WEBHOOKS
+
 from . import emails, ssrf, transport
 from .models import TEST_EVENT, Delivery, Endpoint
 
@@ -149,8 +151,10 @@ def deliver(delivery_id: int) -> bool:
         )
         if not is_test:
             Endpoint.objects.filter(pk=endpoint.pk).exclude(consecutive_failures=0).update(consecutive_failures=0)
+        WEBHOOKS.labels("delivered").inc()
         return True
     _record_failure(delivery, mine, status=status, latency_ms=latency_ms, error=error, is_test=is_test)
+    WEBHOOKS.labels("failed").inc()
     return False
 
 

@@ -26,6 +26,7 @@ from games.engine.bots import SEARCH_BOTS, bot_for
 from games.errors import GameError, StaleVersion, from_rule_error
 from games.models import Game, Seat
 from games.signals import player_returned
+from manhattan_site.metrics import BOT_THINK
 
 MAX_BOT_MOVES_PER_TASK = 500
 TIMEOUT_BOT = "strong"  # who moves for a player whose turn timed out (and then, until they come back)
@@ -149,7 +150,10 @@ def _decide(game_id: Any, seat: int, kind: str, purpose: str) -> BotDecision | N
     player = loaded.seat_at(seat)
     if player is None or loaded.game.status != Game.Status.ACTIVE or loaded.game.to_act_seat != seat:
         return None
-    return BotDecision(game_id, seat, loaded.game.version, _bot_action(loaded, player, kind, purpose))
+    started = time.monotonic()
+    action = _bot_action(loaded, player, kind, purpose)
+    BOT_THINK.labels(kind, purpose).observe(time.monotonic() - started)
+    return BotDecision(game_id, seat, loaded.game.version, action)
 
 
 def _store(decision: BotDecision, cause: str, *, mark_absent: bool = False) -> ActionResult | None:
