@@ -79,14 +79,9 @@ def random_bot(view: PlayerView, rng: random.Random) -> Action:
     return _as_action(view, seat, rng.choice(view.legal_placements()))
 
 
-def greedy_bot(view: PlayerView, rng: random.Random) -> Action:
-    """The placement with the best immediate score difference.
-
-    The difference is the seat's colours' round score minus the best other
-    player's, scored as if the round ended now (R17/R18). Ties go to the
-    smaller piece (big pieces are kept for takeovers), then at random.
-    """
-    seat = _seat(view)
+def _unless_placing(view: PlayerView) -> Action | None:
+    """What the one-move bots do when the seat is not placing: a balanced selection in
+    the selection phase, a resignation when there is nothing to do; None to place."""
     if view.phase == SELECTION:
         colour = view.selecting_colour
         assert colour is not None
@@ -95,6 +90,20 @@ def greedy_bot(view: PlayerView, rng: random.Random) -> Action:
         )
     if view.phase != PLACEMENT or view.hand is None:
         return Resign()
+    return None
+
+
+def greedy_bot(view: PlayerView, rng: random.Random) -> Action:
+    """The placement with the best immediate score difference.
+
+    The difference is the seat's colours' round score minus the best other
+    player's, scored as if the round ended now (R17/R18). Ties go to the
+    smaller piece (big pieces are kept for takeovers), then at random.
+    """
+    seat = _seat(view)
+    if (other := _unless_placing(view)) is not None:
+        return other
+    assert view.hand is not None  # placing: the seat holds its hand
     selections = {c: view.selection[c] for c in view.colours[seat]}
     best = greedy_placements(view.board, view.hand, view.sides[seat], selections, view.colours, seat)
     return _as_action(view, seat, best[rng.randrange(len(best))])
@@ -105,14 +114,8 @@ def sampled_bot(view: PlayerView, rng: random.Random) -> Action:
     score difference (the search's playout policy, played from the view); greedy's balanced
     selection. Plausible moves, but it misses most of the good ones greedy would see."""
     seat = _seat(view)
-    if view.phase == SELECTION:
-        colour = view.selecting_colour
-        assert colour is not None
-        return SelectPieces(
-            pieces=balanced_selection(view.reserve[colour], view.options.pieces_per_round), colour=colour
-        )
-    if view.phase != PLACEMENT or view.hand is None:
-        return Resign()
+    if (other := _unless_placing(view)) is not None:
+        return other
     # The policy reads a state: any completion of the view will do, since it reads only the
     # seat's own hand and public things (a fixed generator deals the hidden cards).
     state = sample_state(view, HiddenCards(view), random.Random(0))
