@@ -1,5 +1,6 @@
 """Emails as templates: each kind is three templates under ``emails/``
-(``<kind>-subject.txt``, ``<kind>-body.txt``, ``<kind>-body.html``), rendered
+(``<kind>-subject.txt``, or for an email about a game ``<kind>-headline.txt``,
+``<kind>-body.txt``, ``<kind>-body.html``), rendered
 in the recipient's language. The game part of both bodies is one template
 each (``emails/_game.txt``, ``emails/_game.html``) that loops over what
 ``games.presentation`` makes of the game as the recipient's seat saw it when
@@ -72,9 +73,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
         titles = {str(g.public_id): g.title for g in Game.objects.filter(public_id__in=ids)}
         counts = Counter(titles.values())
         # Two games of one name are told apart by the start of their id (as in their page's address).
-        titles = {
-            game_id: f"{title} · {game_id[:6]}" if counts[title] > 1 else title for game_id, title in titles.items()
-        }
+        titles = {key: _told_apart(title, key) if counts[title] > 1 else title for key, title in titles.items()}
         replies = context.get("replies") or {}
         context["game_links"] = [
             {
@@ -88,6 +87,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
     if game is None:
         return context
     context["game"] = game
+    context["game_name"] = game_name(game, user)
     if notification.kind == Kind.INVITATION:
         context["link"] = links.invite_url(notification.email, str(game.public_id), notification.seat or 0)
         if user is None:  # no account to unsubscribe: one click stops invitations to the address
@@ -104,6 +104,22 @@ def email_context(notification: Notification) -> dict[str, Any]:
         if notification.kind == Kind.TIMEOUT and "from_seq" in notification.context:
             context["bot_moves"] = _bot_moves(game, notification.seat, notification.context)
     return context
+
+
+def _told_apart(title: str, public_id: str) -> str:
+    """A game's name with the start of its id (as in its page's address)."""
+    return f"{title} · {public_id[:6]}"
+
+
+def game_name(game: Game, user: User | None) -> str:
+    """The game's name as its emails say it: with the start of its id when
+    ``user`` plays another game of the same name, so the two are never
+    confused (the digest tells its games apart the same way)."""
+    if user is None or not game.name:  # a made-up name is made from the id: never another's
+        return game.title
+    if Game.objects.filter(seats__user=user, name=game.name).exclude(pk=game.pk).exists():
+        return _told_apart(game.title, str(game.public_id))
+    return game.title
 
 
 def _table_talk(notification: Notification, user: User, game: Game) -> list[dict[str, str]]:
@@ -210,7 +226,13 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
     with translation.override(_language(notification)):
         context = email_context(notification)
         name = f"emails/{notification.kind}"
-        subject = " ".join(render_to_string(f"{name}-subject.txt", context).split())
+        if notification.game is not None:
+            # One subject per game, so every client shows one conversation; what
+            # the email is about is its first line and its preheader.
+            context["headline"] = " ".join(render_to_string(f"{name}-headline.txt", context).split())
+            subject = " ".join(render_to_string("emails/game-subject.txt", context).split())
+        else:
+            subject = " ".join(render_to_string(f"{name}-subject.txt", context).split())
         text = render_to_string(f"{name}-body.txt", context)
         html = render_to_string(f"{name}-body.html", context)
     headers = {"Message-ID": notification.message_id, "Auto-Submitted": "auto-generated"}
