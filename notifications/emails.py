@@ -9,7 +9,6 @@ the email was written.
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime
 from typing import Any
 
@@ -70,10 +69,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
     if notification.kind == Kind.DIGEST and user is not None:
         context["games_link"] = links.page_url(user, "games")
         ids = [str(game_id) for game_id in context.get("games", [])]
-        titles = {str(g.public_id): g.title for g in Game.objects.filter(public_id__in=ids)}
-        counts = Counter(titles.values())
-        # Two games of one name are told apart by the start of their id (as in their page's address).
-        titles = {key: _told_apart(title, key) if counts[title] > 1 else title for key, title in titles.items()}
+        titles = game_names(list(Game.objects.filter(public_id__in=ids)), user)
         replies = context.get("replies") or {}
         context["game_links"] = [
             {
@@ -87,7 +83,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
     if game is None:
         return context
     context["game"] = game
-    context["game_name"] = game_name(game, user)
+    context["game_name"] = game_names([game], user)[str(game.public_id)]
     if notification.kind == Kind.INVITATION:
         context["link"] = links.invite_url(notification.email, str(game.public_id), notification.seat or 0)
         if user is None:  # no account to unsubscribe: one click stops invitations to the address
@@ -111,15 +107,22 @@ def _told_apart(title: str, public_id: str) -> str:
     return f"{title} · {public_id[:6]}"
 
 
-def game_name(game: Game, user: User | None) -> str:
-    """The game's name as its emails say it: with the start of its id when
-    ``user`` plays another game of the same name, so the two are never
-    confused (the digest tells its games apart the same way)."""
-    if user is None or not game.name:  # a made-up name is made from the id: never another's
-        return game.title
-    if Game.objects.filter(seats__user=user, name=game.name).exclude(pk=game.pk).exists():
-        return _told_apart(game.title, str(game.public_id))
-    return game.title
+def game_names(games: list[Game], user: User | None) -> dict[str, str]:
+    """The games' names as emails and the digest say them (by public id):
+    with the start of the id when ``user`` plays another game of the same
+    name (finished ones too), so two are never confused. One query."""
+    names = {game.name for game in games if game.name}  # a made-up name is made from the id: never another's
+    played: set[tuple[int, str]] = set()
+    if user is not None and names:
+        played = set(Game.objects.filter(seats__user=user, name__in=names).values_list("pk", "name"))
+
+    def apart(game: Game) -> bool:
+        return bool(game.name) and any(name == game.name and pk != game.pk for pk, name in played)
+
+    return {
+        str(game.public_id): _told_apart(game.title, str(game.public_id)) if apart(game) else game.title
+        for game in games
+    }
 
 
 def _table_talk(notification: Notification, user: User, game: Game) -> list[dict[str, str]]:
