@@ -235,7 +235,8 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
             context["headline"] = " ".join(render_to_string(f"{name}-headline.txt", context).split())
             subject = " ".join(render_to_string("emails/game-subject.txt", context).split())
         else:
-            subject = " ".join(render_to_string(f"{name}-subject.txt", context).split())
+            # A game kind's row whose game is gone says its kind in the subject.
+            subject = " ".join(render_to_string([f"{name}-subject.txt", f"{name}-headline.txt"], context).split())
         text = render_to_string(f"{name}-body.txt", context)
         html = render_to_string(f"{name}-body.html", context)
     headers = {"Message-ID": notification.message_id, "Auto-Submitted": "auto-generated"}
