@@ -1,5 +1,6 @@
 """Emails as templates: each kind is three templates under ``emails/``
-(``<kind>-subject.txt``, ``<kind>-body.txt``, ``<kind>-body.html``), rendered
+(``<kind>-subject.txt``, or for an email about a game ``<kind>-headline.txt``,
+``<kind>-body.txt``, ``<kind>-body.html``), rendered
 in the recipient's language. The game part of both bodies is one template
 each (``emails/_game.txt``, ``emails/_game.html``) that loops over what
 ``games.presentation`` makes of the game as the recipient's seat saw it when
@@ -8,7 +9,6 @@ the email was written.
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime
 from typing import Any
 
@@ -69,12 +69,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
     if notification.kind == Kind.DIGEST and user is not None:
         context["games_link"] = links.page_url(user, "games")
         ids = [str(game_id) for game_id in context.get("games", [])]
-        titles = {str(g.public_id): g.title for g in Game.objects.filter(public_id__in=ids)}
-        counts = Counter(titles.values())
-        # Two games of one name are told apart by the start of their id (as in their page's address).
-        titles = {
-            game_id: f"{title} · {game_id[:6]}" if counts[title] > 1 else title for game_id, title in titles.items()
-        }
+        titles = game_names(list(Game.objects.filter(public_id__in=ids)), user)
         replies = context.get("replies") or {}
         context["game_links"] = [
             {
@@ -88,6 +83,7 @@ def email_context(notification: Notification) -> dict[str, Any]:
     if game is None:
         return context
     context["game"] = game
+    context["game_name"] = game_names([game], user)[str(game.public_id)]
     if notification.kind == Kind.INVITATION:
         context["link"] = links.invite_url(notification.email, str(game.public_id), notification.seat or 0)
         if user is None:  # no account to unsubscribe: one click stops invitations to the address
@@ -104,6 +100,29 @@ def email_context(notification: Notification) -> dict[str, Any]:
         if notification.kind == Kind.TIMEOUT and "from_seq" in notification.context:
             context["bot_moves"] = _bot_moves(game, notification.seat, notification.context)
     return context
+
+
+def _told_apart(title: str, public_id: str) -> str:
+    """A game's name with the start of its id (as in its page's address)."""
+    return f"{title} · {public_id[:6]}"
+
+
+def game_names(games: list[Game], user: User | None) -> dict[str, str]:
+    """The games' names as emails and the digest say them (by public id):
+    with the start of the id when ``user`` plays another game of the same
+    name (finished ones too), so two are never confused. One query."""
+    names = {game.name for game in games if game.name}  # a made-up name is made from the id: never another's
+    played: set[tuple[int, str]] = set()
+    if user is not None and names:
+        played = set(Game.objects.filter(seats__user=user, name__in=names).values_list("pk", "name"))
+
+    def apart(game: Game) -> bool:
+        return bool(game.name) and any(name == game.name and pk != game.pk for pk, name in played)
+
+    return {
+        str(game.public_id): _told_apart(game.title, str(game.public_id)) if apart(game) else game.title
+        for game in games
+    }
 
 
 def _table_talk(notification: Notification, user: User, game: Game) -> list[dict[str, str]]:
@@ -210,7 +229,14 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
     with translation.override(_language(notification)):
         context = email_context(notification)
         name = f"emails/{notification.kind}"
-        subject = " ".join(render_to_string(f"{name}-subject.txt", context).split())
+        if notification.game is not None:
+            # One subject per game, so every client shows one conversation; what
+            # the email is about is its first line and its preheader.
+            context["headline"] = " ".join(render_to_string(f"{name}-headline.txt", context).split())
+            subject = " ".join(render_to_string("emails/game-subject.txt", context).split())
+        else:
+            # A game kind's row whose game is gone says its kind in the subject.
+            subject = " ".join(render_to_string([f"{name}-subject.txt", f"{name}-headline.txt"], context).split())
         text = render_to_string(f"{name}-body.txt", context)
         html = render_to_string(f"{name}-body.html", context)
     headers = {"Message-ID": notification.message_id, "Auto-Submitted": "auto-generated"}

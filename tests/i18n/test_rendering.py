@@ -12,7 +12,7 @@ from games.models import Game
 from notifications import emails
 from notifications.models import Kind
 from tests.i18n.catalogues import LANGUAGES, po_file
-from tests.notifications.helpers import latest, parts, placement_turn_of
+from tests.notifications.helpers import headline, latest, parts, placement_turn_of
 
 pytestmark = pytest.mark.django_db
 
@@ -61,16 +61,18 @@ def test_a_your_turn_email_in_each_language(alice, started_game, language):
     notification = latest(Kind.YOUR_TURN, seat=0)
     User.objects.filter(pk=alice.pk).update(language="en")
     english = emails.build_message(notification)
-    match = re.fullmatch(r"Manhattan (.+): your turn \(round (\d+) of (\d+)\)", english.subject)
-    assert match, english.subject
+    match = re.fullmatch(r"Manhattan (.+): your turn \(round (\d+) of (\d+)\)", headline(english))
+    assert match, headline(english)
+    assert english.subject == f"Manhattan: {match.group(1)}"
 
     User.objects.filter(pk=alice.pk).update(language=language)
     message = emails.build_message(latest(Kind.YOUR_TURN, seat=0))
     expected = translation_of(language, YOUR_TURN_SUBJECT) % dict(
         zip(("game", "round", "rounds"), match.groups(), strict=True)
     )
-    assert message.subject != english.subject
-    assert message.subject == " ".join(expected.split())
+    assert headline(message) != headline(english)
+    assert headline(message) == " ".join(expected.split())
+    assert message.subject == translation_of(language, "Manhattan: %(game)s") % {"game": match.group(1)}
     text, html = parts(message)
     assert f'<html lang="{language}">' in html
     for body in (text, html):

@@ -78,6 +78,20 @@ def parts(message: EmailMultiAlternatives) -> tuple[str, str]:
     return str(message.body), str(htmls[0])
 
 
+def headline(message: EmailMultiAlternatives) -> str:
+    """What the email is about (the subject names only the game): the text
+    body's first line, which the HTML part's preheader and first line say too."""
+    first = str(message.body).split("\n", 1)[0]
+    markup = parts(message)[1]
+    preheader = re.search(r"<div style=\"display:none[^>]*>(.*?)</div>", markup, flags=re.S)
+    assert preheader is not None, markup[:800]
+    assert html.unescape(preheader.group(1)).startswith(first), preheader.group(1)
+    shown = re.search(r"<td style=\"padding:20px;[^>]*>\s*<p[^>]*>(.*?)</p>", markup, flags=re.S)
+    assert shown is not None, markup[:1500]
+    assert html.unescape(shown.group(1)) == first, "the HTML's first line"
+    return first
+
+
 def visible_text(markup: str) -> str:
     """What a reader of the HTML part sees, as one line of words."""
     markup = re.sub(r"<div style=\"display:none[^>]*>.*?</div>", " ", markup, flags=re.S)  # the preheader

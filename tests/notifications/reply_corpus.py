@@ -9,8 +9,8 @@ and above the signature). Grows with each bug found."""
 
 from __future__ import annotations
 
-QUOTE = "> Hello alice,\n> It is your turn in your game of Manhattan.\n> You can also play by replying to this email, for example:\n>     select 1 1 2 3 4 4\n"
-UNQUOTED = "Hello alice,\nIt is your turn in your game of Manhattan.\nYou can also play by replying to this email, for example:\n    select 1 1 2 3 4 4\n"
+QUOTE = "> Manhattan Harbour 27: your turn (round 1 of 6)\n>\n> Hello alice,\n> It is your turn in your game of Manhattan.\n> You can also play by replying to this email, for example:\n>     select 1 1 2 3 4 4\n"
+UNQUOTED = "Manhattan Harbour 27: your turn (round 1 of 6)\n\nHello alice,\nIt is your turn in your game of Manhattan.\nYou can also play by replying to this email, for example:\n    select 1 1 2 3 4 4\n"
 ADDRESS = "play+aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa@play.example.com"
 
 NOTES = {

@@ -65,12 +65,13 @@ def test_the_html_part_goes_out_as_8bit_not_quoted_printable(started_game):
 def test_delivering_an_email_runs_a_bounded_number_of_queries(bot_game, django_assert_max_num_queries, mailoutbox):
     """The notification with its user, preference and game; whether the player has
     the game page open (a turn email); the seats with their players; the log;
-    whether anyone wrote at the table; the update: the same number for any
+    whether anyone wrote at the table; whether the player has another game of
+    the same name (to tell them apart); the update: the same number for any
     number of players."""
     placement_turn_of(bot_game, 0)
     Preference.objects.get_or_create(user=bot_game.creator)
     notification = latest(Kind.YOUR_TURN, seat=0)
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):
         assert outbox.deliver(notification.pk) is True
     assert len(mailoutbox) == 1
 
@@ -80,7 +81,7 @@ def test_the_preference_is_read_once_per_delivery(started_game, alice, django_as
     alice.save()
     Preference.objects.create(user=alice)
     notification = latest(Kind.GAME_STARTED, seat=0)
-    with django_assert_num_queries(6):  # savepoint/transaction, lock, seats, log, update
+    with django_assert_num_queries(7):  # savepoint/transaction, lock, same name, seats, log, update
         assert outbox.deliver(notification.pk) is True
     assert mailoutbox[0].subject.startswith("Manhattan")
     assert '<html lang="de">' in parts(mailoutbox[0])[1]

@@ -28,6 +28,7 @@ from notifications.reply_address import _signature, reply_address
 from tests.notifications.helpers import (
     HEX,
     digest_time,
+    headline,
     latest,
     parts,
     placement_turn_of,
@@ -332,12 +333,12 @@ def test_the_creator_hears_who_joined_and_who_declined(alice, bob):
     services.decline_invitation(game=lobby, user=bob)
     declined = emails.build_message(latest(Kind.SEAT_ANSWERED, game=lobby))
     assert declined.to == [alice.email]
-    assert declined.subject == "Manhattan Harbour 27: bob declined the invitation"
+    assert headline(declined) == "Manhattan Harbour 27: bob declined the invitation"
     assert "The seat is open again" in parts(declined)[0]
     carol = User.objects.create_user(email="carol@example.com", display_name="carol")
     services.join_game(game=lobby, user=carol)
     joined = emails.build_message(latest(Kind.SEAT_ANSWERED, game=lobby))
-    assert joined.subject == "Manhattan Harbour 27: carol joined"
+    assert headline(joined) == "Manhattan Harbour 27: carol joined"
     assert "1 seat is still open; the game starts by itself when every seat is taken." in parts(joined)[0]
     # The last seat: no "joined" email, the game starts and its email says who plays.
     services.join_game(game=lobby, user=User.objects.create_user(email="dave@example.com"))
@@ -352,7 +353,7 @@ def test_game_started_asks_the_start_player_to_select_and_explains_replies(start
     seen = visible_text(markup)
 
     started_game.refresh_from_db()
-    assert message.subject == f"Manhattan {started_game.title}: the game has started, and it is your turn"
+    assert headline(message) == f"Manhattan {started_game.title}: the game has started, and it is your turn"
     for part in (text, seen):
         assert "Your game of Manhattan has started: 2 players, 6 rounds." in part
         assert "Your colours: red, green" in part
@@ -367,7 +368,7 @@ def test_game_started_tells_the_other_player_who_is_to_move(started_game, bob):
     message = emails.build_message(notification)
     text, markup = parts(message)
 
-    assert message.subject.endswith(": the game has started")
+    assert headline(message).endswith(": the game has started")
     assert "Nothing to do for now: waiting for alice to move." in text
     assert "Nothing to do for now: waiting for alice to move." in visible_text(markup)
     assert "first line of your reply" not in text + markup, "no reply hint when it is not their turn"
@@ -385,7 +386,7 @@ def test_your_turn_has_a_signed_reply_to_and_a_legal_example_move(started_game):
     version = notification.context["seq"]
     assert address == f"play+{notification.pk}v{version}x{_signature(notification.pk, version)}@localhost"
     assert message.message()["Reply-To"] == address
-    assert message.subject.startswith(f"Manhattan {started_game.title}: your turn (round 1 of 6)")
+    assert headline(message).startswith(f"Manhattan {started_game.title}: your turn (round 1 of 6)")
 
     example = re.search(r"for example:\n {4}(.+)\n", text)
     assert example is not None
@@ -403,7 +404,7 @@ def test_round_scored_shows_the_round_points(started_game):
     text, markup = parts(emails.build_message(notification))
     points = seat_view(notification)["round_scores"][-1]
 
-    assert emails.build_message(notification).subject.endswith("round 1 of 6 has been scored")
+    assert headline(emails.build_message(notification)).endswith("round 1 of 6 has been scored")
     assert "Round 1 of 6 of your game of Manhattan has been scored." in text
     seen = visible_text(markup)
     for colour, n in points.items():
@@ -422,11 +423,11 @@ def test_game_over_names_the_winner_and_shows_final_scores(started_game):
         other = "bob" if seat == 0 else "alice"
 
         if won and len(view["winners"]) == 1:
-            assert message.subject.endswith("the game is over, and you won!")
+            assert headline(message).endswith("the game is over, and you won!")
             assert "Congratulations, you won the game!" in text
             assert "Congratulations, you won the game!" in visible_text(markup)
         else:
-            assert message.subject.endswith("the game is over")
+            assert headline(message).endswith("the game is over")
             assert "Winner" in text
             assert other in text.split("Winner", 1)[1].split("\n", 1)[0]
         assert "Your game of Manhattan is over." in text
@@ -455,7 +456,7 @@ def test_reminders_escalate(started_game, level, subject, wording):
     message = emails.build_message(notification)
     text, markup = parts(message)
 
-    assert message.subject.endswith(subject)
+    assert headline(message).endswith(subject)
     assert wording in text
     assert wording in visible_text(markup)
     assert ("a bot will move for you" in text) == (level >= 3)
@@ -489,7 +490,7 @@ def test_timeout_says_the_greedy_bot_moved(started_game):
     message = emails.build_message(notification)
     text, markup = parts(message)
 
-    assert message.subject.endswith("a bot moved for you")
+    assert headline(message).endswith("a bot moved for you")
     sentence = "You did not move within 168 hours, so a bot made one move for you"
     assert sentence in text
     assert sentence in visible_text(markup)
@@ -504,7 +505,7 @@ def test_move_refused_shows_the_move_the_reason_the_pointer_and_the_options(star
     text, markup = parts(message)
     reason = "city must be from 1 to 6 (at '9', column 13)."
 
-    assert message.subject.endswith("your move was not accepted")
+    assert headline(message).endswith("your move was not accepted")
     assert "You wrote: card 5 town 9 size 2" in text
     assert f"Why: {reason}" in text
     assert "card 5 town 9 size 2\n            ^" in text
@@ -522,7 +523,7 @@ def test_invitation_names_the_inviter_and_the_way_to_decline(started_game, bob):
     text, markup = parts(message)
     seen = visible_text(markup)
 
-    assert message.subject == "alice invites you to play Manhattan"
+    assert headline(message) == "alice invites you to play Manhattan"
     for part in (text, seen):
         assert "alice invites you to a game of Manhattan for 2 players." in part
         assert "you can decline it on the same page" in part
@@ -540,7 +541,7 @@ def test_an_invitation_to_someone_without_an_account_stops_invitations_in_one_cl
     assert notification.user is None
     assert notification.game == game
     message = emails.build_message(notification)
-    assert message.body.startswith("Hello,\n")
+    assert message.body.startswith("alice invites you to play Manhattan\n\nHello,\n")
     # No account to unsubscribe: the header's link stops invitations to the address (issue 12).
     assert "/mail/no-invitations/" in message.message()["List-Unsubscribe"]
     assert_mail_safe_html(parts(message)[1])

@@ -35,6 +35,8 @@ WEBHOOK = "/inbound/sendgrid/inbound/"
 QUOTED = (
     "\n"
     "On Monday, Manhattan by mail <play@localhost> wrote:\n"
+    "> Manhattan Harbour 27: your turn (round 1 of 6)\n"
+    ">\n"
     "> Hello alice,\n"
     ">\n"
     "> It is your turn in your game of Manhattan.\n"
