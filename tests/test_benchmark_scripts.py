@@ -157,3 +157,17 @@ def test_bot_benchmarks_quick_json(module: str) -> None:
     else:
         assert all(row["moves"] > 0 and row["cpu_s"] > 0 for row in results["cost"])
         assert all(row["cost_sd"] >= 0 for rows in results["noise"].values() for row in rows)
+
+
+@needs_postgres
+def test_waiting_games_quick_json() -> None:
+    """The beat's sweeps over waiting games: every sweep timed and its statements counted, with and without games."""
+    results = run_benchmark("waiting_games")
+
+    assert results["waiting_clocks"] == results["games"] == 40
+    assert len(results["sweeps"]) >= 8
+    for name, sweep in results["sweeps"].items():
+        assert sweep["cpu_us"] > 0, name
+        assert sweep["cpu_us_empty"] > 0, name
+        assert 1 <= sweep["queries"] <= 10, name  # nothing is due: a sweep reads, it does not deliver
+    assert results["cpu_ms_per_hour"] > 0
