@@ -15,7 +15,7 @@ from accounts.models import User
 from accounts.services import create_api_token
 from games import engine, store
 from games.engine.bots import random_bot
-from games.models import Game
+from games.models import Game, Presence
 from notifications import outbox
 from notifications.models import Kind, Notification
 from tests.streams.conftest import AsgiServer
@@ -78,3 +78,23 @@ def sent_turn_emails(game: Game, user: User) -> int:
     return Notification.objects.filter(
         game=game, user=user, kind=Kind.YOUR_TURN, status=Notification.Status.SENT
     ).count()
+
+
+def wait_until_present(page: Page, user: User) -> None:
+    """Until this page load's own heartbeat is recorded."""
+    page.wait_for_function("() => Boolean(document.getElementById('live-script').dataset.presencePage)")
+    page_id = page.evaluate("document.getElementById('live-script').dataset.presencePage")
+    for _ in range(300):  # its one heartbeat on load; slow on a busy machine
+        if Presence.objects.filter(user=user, page=page_id).exists():
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page never said it was there")
+
+
+def click_to_build_is_ready(page: Page) -> None:
+    """The page offers building by touching, not the plain form alone."""
+    assert page.locator("#build-options").count() == 1, "the page lost its build options"
+    assert page.get_by_test_id("build-choices").is_visible(), "fell back to the plain form"
+    # One build button, and only once it can be used: none before a card and a lot are chosen.
+    assert not page.get_by_test_id("build-confirm").is_visible()
+    assert not page.locator("#place-form [data-testid=submit-move]").is_visible()

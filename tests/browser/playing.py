@@ -89,10 +89,10 @@ def play_turn(page: Page, game: Game, user: User, rng: random.Random) -> None:
     assert page.get_by_test_id("refusal-message").count() == 0, page.get_by_test_id("refusal-message").inner_text()
 
 
-def select_by_form(page: Page, game: Game, rng: random.Random) -> None:
+def select_by_form(page: Page, game: Game, rng: random.Random, seat: int = 0) -> None:
     state = store.state_of(game)
     assert state is not None
-    choice = engine.legal_actions(engine.player_view(state, 0)).selection
+    choice = engine.legal_actions(engine.player_view(state, seat)).selection
     assert choice is not None
     chosen = [0, 0, 0, 0]
     for _ in range(choice.count):
@@ -120,11 +120,11 @@ def choose_a_card_and_a_lot(page: Page, rng: random.Random) -> None:
     assert page.get_by_test_id("build-piece").count() > 0
 
 
-def build_by_touching(page: Page, game: Game, rng: random.Random) -> None:
+def build_by_touching(page: Page, game: Game, rng: random.Random, seat: int = 0) -> None:
     state = store.state_of(game)
     assert state is not None
-    legal = engine.legal_actions(engine.player_view(state, 0))
-    two_colours = len(state.colours[0]) > 1  # a one-colour player's pieces are offered by size alone
+    legal = engine.legal_actions(engine.player_view(state, seat))
+    two_colours = len(state.colours[seat]) > 1  # a one-colour player's pieces are offered by size alone
     legal_moves = {
         (p.card + 1, p.city + 1, p.lot + 1, p.size, engine.COLOUR_NAMES[p.colour] if two_colours else "")
         for p in legal.placements

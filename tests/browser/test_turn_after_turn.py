@@ -9,12 +9,22 @@ from collections.abc import Iterator
 
 import pytest
 from django.db import connection
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
 from accounts.models import User
-from games.models import Game, Presence
+from games.models import Game
 
-from .live import deliver_pending, move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_for_version
+from .live import (
+    click_to_build_is_ready,
+    deliver_pending,
+    move_by_api,
+    open_game,
+    sent_turn_emails,
+    signed_in,
+    to_act,
+    wait_for_version,
+    wait_until_present,
+)
 from .playing import build_by_touching, select_by_form
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -24,26 +34,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 def browser(chromium: Browser) -> Iterator[Browser]:
     yield chromium
     connection.close()  # the connection of the ORM calls made under Playwright's loop
-
-
-def wait_until_present(page: Page, user: User) -> None:
-    """Until this page load's own heartbeat is recorded."""
-    page.wait_for_function("() => Boolean(document.getElementById('live-script').dataset.presencePage)")
-    page_id = page.evaluate("document.getElementById('live-script').dataset.presencePage")
-    for _ in range(300):  # its one heartbeat on load; slow on a busy machine
-        if Presence.objects.filter(user=user, page=page_id).exists():
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("the page never said it was there")
-
-
-def click_to_build_is_ready(page: Page) -> None:
-    """The page offers building by touching, not the plain form alone."""
-    assert page.locator("#build-options").count() == 1, "the page lost its build options"
-    assert page.get_by_test_id("build-choices").is_visible(), "fell back to the plain form"
-    # One build button, and only once it can be used: none before a card and a lot are chosen.
-    assert not page.get_by_test_id("build-confirm").is_visible()
-    assert not page.locator("#place-form [data-testid=submit-move]").is_visible()
 
 
 def test_every_building_after_a_live_move_goes_up_by_touching_and_no_turn_email_comes(
