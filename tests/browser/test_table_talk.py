@@ -16,12 +16,10 @@ from games.talk.models import TableMessage
 from notifications import emails
 from notifications.models import Kind
 from tests.browser.live import move_by_api, open_game, signed_in, to_act, wait_for_version
-from tests.browser.test_live_game_page import browser
 from tests.notifications.helpers import latest
 from tests.notifications.test_replies import QUOTED, basic_auth
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-__all__ = ["browser"]  # a fixture shared with the live page's tests
 WEBHOOK = "/inbound/sendgrid/inbound/"
 
 
