@@ -21,10 +21,12 @@ from notifications.models import Kind, Notification
 from tests.streams.conftest import AsgiServer
 
 
-def signed_in(browser: Browser, server: AsgiServer, user: User) -> BrowserContext:
+def signed_in(
+    browser: Browser, server: AsgiServer, user: User, viewport: dict[str, int] | None = None
+) -> BrowserContext:
     client = Client()
     client.force_login(user)
-    context = browser.new_context()
+    context = browser.new_context(viewport=viewport) if viewport else browser.new_context()
     context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": server.url}])
     return context
 
@@ -50,11 +52,11 @@ def to_act(game: Game) -> User:
     return seat.user
 
 
-def wait_for_version(page: Page, version: int) -> float:
+def wait_for_version(page: Page, version: int, timeout: float = 5000) -> float:
     """Seconds until the page shows ``version`` (by itself: the page is never reloaded)."""
     started = time.monotonic()
     page.wait_for_function(
-        "v => document.getElementById('live-script').dataset.version === String(v)", arg=version, timeout=5000
+        "v => document.getElementById('live-script').dataset.version === String(v)", arg=version, timeout=timeout
     )
     assert str(version) in page.get_by_test_id("game-status").inner_text()  # "event N", in any language
     return time.monotonic() - started
