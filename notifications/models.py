@@ -139,10 +139,6 @@ class Preference(models.Model):
     def __str__(self) -> str:
         return f"preferences of {self.user_id}"
 
-    def on_vacation(self, now: Any = None) -> bool:
-        now = now or timezone.now()
-        return self.vacation_until is not None and self.vacation_until > now
-
 
 class TurnClock(models.Model):
     """When the player whose turn it is will be reminded, and when a bot
