@@ -49,7 +49,6 @@ _ERROR_TEXTS: dict[str, Promise] = {
     "game_lobby": gettext_lazy("This game has not started yet."),
     "game_finished": gettext_lazy("This game is over."),
     "game_abandoned": gettext_lazy("This game was abandoned."),
-    "player_resigned": gettext_lazy("You have resigned from this game."),
     "undo_forbidden": gettext_lazy("Only an operator can undo a placement."),
 }
 
