@@ -15,6 +15,10 @@ none at all when it asks for the version the known state is at.
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -31,8 +35,8 @@ from games.engine.events import GAME_FINISHED, apply_in_place
 
 from . import snapshots
 from .errors import GameError, StaleVersion, not_found
-from .models import Game, GameEvent, Seat
-from .signals import events_appended
+from .models import Game, GameEvent, IdempotencyKey, Seat
+from .signals import Appended, Cause, events_appended
 
 
 @dataclass
@@ -193,6 +197,18 @@ def _remember_on_commit(game: Game, state: GameState, last_event: tuple[Any, ...
 _APPEND_FIELDS = ["version", "phase", "round", "to_act_seat", "turn_since", "status", "finished", "updated"]
 
 
+def _in_step(game: Game, state: GameState, now: datetime) -> None:
+    """Bring the game's denormalised fields to ``state``, reached at ``now``."""
+    game.version = state.seq
+    game.phase = state.phase
+    game.round = state.round
+    game.to_act_seat = state.to_act
+    game.turn_since = now if state.to_act is not None else None
+    if state.is_finished:
+        game.status = Game.Status.FINISHED
+        game.finished = now
+
+
 def append(
     loaded: LoadedGame,
     state: GameState,
@@ -200,16 +216,17 @@ def append(
     *,
     seat: int | None,
     actor: User | None,
-    cause: str,
+    cause: Cause,
+    once: Once | None = None,
 ) -> datetime:
     """Append ``events`` (which led to ``state``) after the game's last one,
     bring the game's denormalised fields in step, and announce them; the
-    events' time (their ``created``) is returned.
+    events' time (their ``created``) is returned. With ``once`` (the actor's
+    key) the move's receipt is stored with it, for ``replay``.
 
     Runs inside the caller's transaction with the game row locked (``load(lock=True)``);
     the unique (game, seq) constraint is the last guard against a second writer.
-    ``cause`` says why the events came (``"move"``, ``"bot"``, ``"timeout"``,
-    ``"operator"``, ``"start"``) for the listeners.
+    ``cause`` says why the events came, for the listeners.
     """
     game = loaded.game
     now = timezone.now()
@@ -222,18 +239,77 @@ def append(
         GameEvent.objects.bulk_create(rows)
     except IntegrityError as error:
         raise StaleVersion("Another action was stored first; reload and try again.") from error
-    game.version = first + len(events) - 1
-    game.phase = state.phase
-    game.round = state.round
-    game.to_act_seat = state.to_act
-    game.turn_since = now if state.to_act is not None else None
-    if state.is_finished:
-        game.status = Game.Status.FINISHED
-        game.finished = now
+    _in_step(game, state, now)
     game.save(update_fields=_APPEND_FIELDS)
     loaded.state = state
-    events_appended.send(
-        sender=Game, loaded=loaded, events=events, first_seq=first, acting_seat=seat, cause=cause, now=now
-    )
+    if once is not None and actor is not None:
+        receipt = {"first_seq": first, "version": game.version}
+        IdempotencyKey.objects.create(
+            user=actor, game=game, key=once.key, fingerprint=once.fingerprint, status_code=200, response=receipt
+        )
+    appended = Appended(loaded, tuple(events), first_seq=first, acting_seat=seat, cause=cause, now=now)
+    events_appended.send(sender=Game, appended=appended)
     _remember_on_commit(game, state, (rows[-1].pk, now))
     return now
+
+
+# What an idempotency key may be (the API's Idempotency-Key, the page's form key,
+# an email reply's Message-ID hash): 1 to 200 printable ASCII characters.
+_KEY = re.compile(r"[\x20-\x7e]{1,200}")
+
+
+@dataclass(frozen=True)
+class Once:
+    """A caller's promise that a request sent again under ``key`` is the same
+    move: it is played once, and a repeat gets its receipt (``replay``).
+    ``fingerprint`` is what was asked; the key with another ask is refused."""
+
+    key: str
+    fingerprint: str
+
+    @classmethod
+    def of(cls, key: str, asked: Any, version: int) -> Once:
+        if not _KEY.fullmatch(key):
+            raise GameError("bad_idempotency_key", "Idempotency-Key must be 1 to 200 printable ASCII characters.")
+        digest = hashlib.sha256(json.dumps([asked, version], sort_keys=True, default=str).encode()).hexdigest()
+        return cls(key, digest)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A move played before under the same key: the game as that move left it."""
+
+    loaded: LoadedGame
+    seat: int
+    events: list[engine.Event]
+    created: datetime
+
+
+def replay(loaded: LoadedGame, user: User, once: Once) -> Replay | None:
+    """The move ``user`` played under ``once.key`` in this game, as it left the
+    game (state, version, turn); ``None`` if none was. A key used with another
+    ask is refused."""
+    game = loaded.game
+    stored = IdempotencyKey.objects.filter(user=user, game=game, key=once.key).first()
+    if stored is None:
+        return None
+    if stored.fingerprint != once.fingerprint:
+        raise GameError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.")
+    receipt: dict[str, Any] = stored.response
+    version = int(receipt["version"])
+    first = int(receipt.get("first_seq") or receipt.get("events", [{"seq": version}])[0]["seq"])  # or an older receipt
+    rows = list(
+        GameEvent.objects.filter(game=game, seq__gte=first, seq__lte=version)
+        .order_by("seq")
+        .values_list("payload", "seat", "created")
+    )
+    state = state_of(game, upto=version)
+    seat = rows[-1][1] if rows else None
+    if seat is None or state is None:
+        raise GameError("corrupt_log", "This game's log is out of step with the game; an operator has been told.")
+    then = copy.copy(game)
+    _in_step(then, state, rows[-1][2])
+    if not state.is_finished:  # a move is played in an active game; what came later is not its answer
+        then.status, then.finished = Game.Status.ACTIVE, None
+    events = [payload for payload, _seat, _created in rows]
+    return Replay(LoadedGame(then, loaded.seats, state), seat, events, rows[-1][2])

@@ -23,7 +23,7 @@ from games.engine.bots import bot_for
 from games.errors import GameError, from_rule_error
 from games.models import Game, GameSecret, Seat
 from games.names import clean_name, generated_name
-from games.signals import lobby_changed
+from games.signals import Cause, lobby_changed
 
 from .play import chance
 
@@ -208,5 +208,5 @@ def _deal(loaded: store.LoadedGame, *, actor: User) -> Game:
     # from now on (games.services.visibility).
     game.listed = False
     game.save(update_fields=["status", "started", "engine_version", "listed"])
-    store.append(loaded, state, [created], seat=None, actor=actor, cause="start")
+    store.append(loaded, state, [created], seat=None, actor=actor, cause=Cause.START)
     return game
