@@ -294,10 +294,11 @@ class ActionsView(APIView):
         action = parse_action(body["action"])
         version, via_if_match = _expected_version(request, body)
         key = request.headers.get("Idempotency-Key")
+        user = request_user(request)
         try:
             result = play.submit_action(
                 game_id=game_id,
-                user=request_user(request),
+                user=user,
                 action=action,
                 expected_version=version,
                 key=key,

@@ -25,8 +25,6 @@ from games.models import Game, GameSecret, Seat
 from games.names import clean_name, generated_name
 from games.signals import Cause, lobby_changed
 
-from .play import chance
-
 SeatKind = Literal["me", "invite", "open", "bot"]
 
 
@@ -195,7 +193,7 @@ def _deal(loaded: store.LoadedGame, *, actor: User) -> Game:
     game = loaded.game
     seed = secrets.token_hex(16)
     GameSecret.objects.create(game=game, seed=seed)
-    created = engine.create_game(GameOptions.from_json(game.options), chance(seed, 0))
+    created = engine.create_game(GameOptions.from_json(game.options), store.chance(seed, 0))
     state = engine.initial_state(created)
     for seat in loaded.seats:
         seat.side = engine.SIDE_NAMES[state.sides[seat.index]]

@@ -3,7 +3,8 @@
 Every move is one transaction: ``store.load(lock=True)`` locks the game row
 and folds the log, the engine validates the action and decides chance, and
 ``store.append`` stores the events and announces them. The API, the web page
-and an email reply all enter at ``submit_action``; what they answer is theirs.
+and an email reply all enter at ``submit_action``, which owns the whole move
+(idempotency and version included); what they answer is theirs, after the commit.
 """
 
 from __future__ import annotations
@@ -54,12 +55,6 @@ class ActionResult:
         return self.loaded.state
 
 
-def chance(seed: str, version: int) -> random.Random:
-    """The generator for the command made at ``version``: seeded from the
-    game's secret, so the server (and nobody else) could re-derive it."""
-    return random.Random(f"{seed}:{version}")
-
-
 def _active(loaded: store.LoadedGame) -> GameState:
     game = loaded.game
     if game.status != Game.Status.ACTIVE or loaded.state is None:
@@ -73,7 +68,7 @@ def execute_checked(loaded: store.LoadedGame, seat: int | None, action: Action) 
     state = _active(loaded)
     game = loaded.game
     try:
-        return engine.execute(state, seat, action, chance(game.secret.seed, game.version))
+        return engine.execute(state, seat, action, store.chance(game.secret.seed, game.version))
     except RuleError as error:
         raise from_rule_error(error) from error
 
@@ -113,7 +108,7 @@ def submit_action(
                 current_version=game.version,
             )
         try:
-            after, events = engine.execute(state, seat.index, action, chance(game.secret.seed, game.version))
+            after, events = engine.execute(state, seat.index, action, store.chance(game.secret.seed, game.version))
         except RuleError as error:
             raise from_rule_error(error) from error
         if seat.absent_since is not None:  # a move of their own: the player is back

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import snapshots
+from games import store
 from games.models import Game
 
 
@@ -113,7 +113,7 @@ def test_a_cold_process_reads_the_log_once(
     """Without the fold cache (a new process) a read adds one query for the log, not one per event."""
     client = client_for(alice)
     client.get("/api/v1/me")
-    snapshots.states.clear()
+    store.states.clear()
     read, _move_queries = _move(client, started_game)
     assert read.count("SELECT games_gameevent") == 1
     assert len(read) == 4
@@ -125,7 +125,7 @@ def test_seats_and_events_are_never_joined_to_their_game_to_be_sorted(
 ) -> None:
     """Ordering them by the relation "game" instead of "game_id" would join games_game."""
     client = client_for(alice)
-    snapshots.states.clear()
+    store.states.clear()
     url = f"/api/v1/games/{started_game.public_id}"
     with CaptureQueriesContext(connection) as queries:
         legal = client.get(f"{url}/legal-actions").json()
