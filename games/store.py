@@ -385,8 +385,10 @@ def replay(loaded: LoadedGame, user: User, once: Once) -> Replay | None:
     if stored.fingerprint != once.fingerprint:
         raise GameError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.")
     receipt: dict[str, Any] = stored.response
-    version = int(receipt["version"])
-    first = int(receipt.get("first_seq") or receipt.get("events", [{"seq": version}])[0]["seq"])  # or an older receipt
+    # A receipt names the move's first and last event; a key stored before receipts
+    # holds the answer itself (its version and events), or only the page's move.
+    version = int(receipt.get("version", game.version))
+    first = int(receipt.get("first_seq") or (receipt.get("events") or [{"seq": version}])[0]["seq"])
     rows = list(
         GameEvent.objects.filter(game=game, seq__gte=first, seq__lte=version)
         .order_by("seq")
