@@ -201,8 +201,10 @@ class GameEvent(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """A client's ``Idempotency-Key``: a retry with the same key and body gets
-    the stored response, and no new event."""
+    """A player's idempotency key (the API's ``Idempotency-Key``, the page's form
+    key, an email reply's Message-ID): a repeat with the same key and ask gets
+    the first move's result again, and no new event. ``response`` is the move's
+    receipt, its first and last event (``games.store.replay``)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
