@@ -1,6 +1,6 @@
 """What the OpenAPI schema says about errors, and rules a serializer cannot state.
 
-Every error of the API is an RFC 9457 problem (``games.api.problems``), and
+Every error of the API is an RFC 9457 problem (``manhattan_site.api.problems``), and
 some answers can come from any operation: 401 without a valid token, 429 from
 the throttles, 404 for an unknown game, 400/413/415 for a body that is not
 JSON, too large, or of another media type. Listing those on every view by
