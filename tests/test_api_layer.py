@@ -104,3 +104,6 @@ def test_the_problem_page_speaks_the_readers_language():
     page = client.get("/api/v1/problems/game_not_found", HTTP_ACCEPT_LANGUAGE="de").json()
     assert page["description"] == po_file("de").find("There is no game with this id, or it is not a UUID.").msgstr
     assert page["status"] == 404
+    html = client.get("/api/v1/problems/game_not_found", HTTP_ACCEPT="text/html", HTTP_ACCEPT_LANGUAGE="ko").content
+    assert po_file("ko").find("There is no game with this id, or it is not a UUID.").msgstr in html.decode()
+    assert po_file("ko").find("Every code").msgstr in html.decode()
