@@ -7,6 +7,7 @@ translated into every language the site offers."""
 
 from __future__ import annotations
 
+import re
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,6 +98,22 @@ def test_every_code_answered_is_registered_with_a_translated_description(code):
         assert entry.translated(), f"{code}: no {language} translation of {english!r}"
         with translation.override(language):
             assert str(kind.description) == entry.msgstr, (code, language)
+
+
+# A problem answered with its status written out at the raise site.
+ANSWERED = re.compile(r'(?:problem(?:_response)?|InputRefused)\(\s*(\d+),\s*"([a-z_]+)"')
+
+
+def test_a_status_written_at_a_raise_site_is_the_one_its_page_gives():
+    answered = {
+        (int(status), code, str(source.relative_to(ROOT)))
+        for app in ("games", "accounts", "notifications", "ratings", "webhooks", "streams", "manhattan_site")
+        for source in (ROOT / app).rglob("*.py")
+        for status, code in ANSWERED.findall(source.read_text())
+    }
+    assert len(answered) > 8
+    wrong = [(code, where, status, status_for(code)) for status, code, where in answered if status != status_for(code)]
+    assert wrong == []
 
 
 def test_the_problem_page_speaks_the_readers_language():
