@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.test import override_settings
+from django.urls import URLPattern, get_resolver, resolve, reverse
 from django.utils import translation
 from django.utils.functional import Promise
 from rest_framework.test import APIClient
@@ -22,7 +23,7 @@ from rest_framework.test import APIClient
 from games.engine.messages import RULE_MESSAGES
 from manhattan_site import urls as site_urls
 from manhattan_site.api.codes import ErrorCode, all_codes, status_for
-from manhattan_site.api.urls import api_urlpatterns
+from manhattan_site.api.urls import api_urlpatterns, app_url_modules
 from tests.games.test_api_index import codes_raised_in_product_code
 from tests.i18n.catalogues import LANGUAGES, po_file
 
@@ -74,6 +75,22 @@ def test_an_apps_endpoint_and_code_are_served_by_the_layer(teapot_installed):
     assert "game_not_found" in listed
     assert client.get("/api/v1/").json()["links"]["teapot"] == "http://testserver/api/v1/teapot"
     assert client.get("/api/v1/teapot/nope").json()["code"] == "not_found"
+
+
+def test_no_apps_route_shadows_another():
+    """The router mounts the apps in INSTALLED_APPS order; that order must not
+    matter, so every named route resolves to itself."""
+    samples = {"IntConverter": 7, "StringConverter": "x"}
+    checked = 0
+    for module in app_url_modules():
+        for pattern in get_resolver(module).url_patterns:
+            if not isinstance(pattern, URLPattern) or not pattern.name:
+                continue
+            converters = pattern.pattern.converters
+            kwargs = {name: samples[type(converter).__name__] for name, converter in converters.items()}
+            assert resolve(reverse(pattern.name, kwargs=kwargs)).url_name == pattern.name, (module, pattern.name)
+            checked += 1
+    assert checked > 30
 
 
 def test_an_uninstalled_apps_code_is_not_registered():
