@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from celery import current_app
+from django.conf import settings as django_settings
 from django.db import connection
 from django.utils import timezone
 
@@ -229,6 +230,19 @@ def test_a_row_is_given_up_by_its_policy(kind: Kind_, far: Far, settings: Any) -
     assert kind.sweep_task() == 0, "given up is given up"
     assert kind.deliver_task([pk]) == 0
     assert far.took == []
+
+
+@pytest.mark.django_db
+def test_a_sweep_starts_no_new_send_once_its_time_is_spent(kind: Kind_, far: Far) -> None:
+    """Serial in its own task, a sweep must end within the task's soft time limit:
+    what it has no time for is the next sweep's, the longest waiting first."""
+    pks = [kind.write(n) for n in range(1, 4)]
+    far.seconds = 0.2
+    assert kind.outbox.sweep(budget_seconds=0.1) == 1
+    assert far.took == [kind.ident(_row(kind, pks[0]))]
+    assert kind.outbox.sweep_budget() < django_settings.CELERY_TASK_SOFT_TIME_LIMIT - kind.outbox.longest_send()
+    assert kind.sweep_task() == 2
+    assert len(far.took) == 3
 
 
 @pytest.mark.postgres
