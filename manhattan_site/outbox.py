@@ -183,11 +183,16 @@ class Outbox(Generic[Row]):
         """Claim a pending, due row that no live lease holds; the lease's end if this call got it.
 
         An UPDATE outside any transaction commits at once, so the claim is
-        seen by every other worker before this one speaks to anybody.
+        seen by every other worker before this one speaks to anybody. A row
+        never tried is due whatever its ``next_attempt`` says: that is the
+        writer's clock, and a worker whose clock is a few milliseconds behind
+        must not leave a fresh sign-in link to the sweep. A retry is due only
+        once its back-off has passed (a redelivered task never cuts it short).
         """
         lease = now + self.lease()
         claimed = (
-            self.model._default_manager.filter(pk=pk, status=self.pending, next_attempt__lte=now)
+            self.model._default_manager.filter(pk=pk, status=self.pending)
+            .filter(Q(attempts=0) | Q(next_attempt__lte=now))
             .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
             .update(claimed_until=lease)
         )

@@ -233,6 +233,20 @@ def test_a_row_is_given_up_by_its_policy(kind: Kind_, far: Far, settings: Any) -
 
 
 @pytest.mark.django_db
+def test_a_first_attempt_does_not_wait_for_the_workers_clock(kind: Kind_, far: Far) -> None:
+    """The row's due time is the writer's clock: a worker a little behind still sends
+    a fresh row at once. A retry waits for its back-off, whatever the worker."""
+    pk = kind.write(1)
+    due = kind.model.objects.filter(pk=pk)
+    due.update(next_attempt=timezone.now() + timedelta(seconds=2))  # written "in the future" by a fast clock
+    assert kind.deliver_task([pk]) == 1
+    retry = kind.write(2)
+    kind.model.objects.filter(pk=retry).update(attempts=1, next_attempt=timezone.now() + timedelta(seconds=2))
+    assert kind.deliver_task([retry]) == 0
+    assert len(far.took) == 1
+
+
+@pytest.mark.django_db
 def test_a_sweep_starts_no_new_send_once_its_time_is_spent(kind: Kind_, far: Far) -> None:
     """Serial in its own task, a sweep must end within the task's soft time limit:
     what it has no time for is the next sweep's, the longest waiting first."""
