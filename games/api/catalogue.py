@@ -35,6 +35,7 @@ SERVICE_CODES = {
     "bad_page_id": "The game page's presence id must be up to 64 letters, digits or dashes.",
     "bad_reminders": "The reminder policy is not valid (hours out of range).",
     "bad_seats": "The seats do not fit the game: their number or kinds are wrong.",
+    "unknown_bot": "A bot seat names a bot or bot level the server does not have; 'choices' lists those it has.",
     "corrupt_log": "The game's log no longer folds; an operator has been told. Nothing was changed.",
     "game_abandoned": "An operator abandoned this game; it takes no more actions.",
     "game_active": "The game has started; this is only possible before.",
