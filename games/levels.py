@@ -43,10 +43,14 @@ class LevelRating:
     measured: str
 
 
-@cache
-def level_ratings(path: Path = LEVEL_RATINGS_FILE) -> dict[str, LevelRating]:
+def level_ratings() -> dict[str, LevelRating]:
     """The measured levels by name; a level that was not measured is not in it. A missing
     or unreadable file measures nothing (the levels still play; they are only unrated)."""
+    return _read(LEVEL_RATINGS_FILE)
+
+
+@cache
+def _read(path: Path) -> dict[str, LevelRating]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         players = int(data["players"])
@@ -72,7 +76,8 @@ def level_rating_text(level: str) -> str:
     rated = level_ratings().get(level)
     if rated is None:
         return _("not yet rated")
-    return _("rating %(rating)s") % {"rating": number_format(rated.rating, 1)}
+    shown = number_format(round(rated.rating, 1), 1)  # rounded first: number_format cuts the digits
+    return _("rating %(rating)s") % {"rating": shown}
 
 
 def level_choice_label(level: str) -> str:
