@@ -213,3 +213,20 @@ def test_rate_levels_refuses_a_match_of_anything_but_levels(tmp_path: Path) -> N
     _write_match(match, [(["easy", "greedy"], [1], [70, 160])])
     with pytest.raises(CommandError, match="greedy is not a level"):
         call_command("rate_levels", str(match), "--output", str(tmp_path / "out.json"))
+
+
+def test_the_checked_in_ratings_file_holds_measured_levels_only(client: Client, alice: User) -> None:
+    """What the page shows by default: the file the arena's matches made, each rated level
+    resting on the games of its matches, the levels without a match not yet rated."""
+    written = json.loads(levels.LEVEL_RATINGS_FILE.read_text(encoding="utf-8"))
+    rated = levels.level_ratings()
+    assert set(rated) | set(written["not_rated"]) == {"easy", "medium", "hard", "strongest"}
+    assert not set(rated) & set(written["not_rated"])
+    for name, level in rated.items():
+        assert level.games == sum(m["games"] for m in written["matches"] if name in m["levels"]) > 0
+    client.force_login(alice)
+    options = _options(client.get("/games/new/").content.decode(), 2)
+    for name in written["not_rated"]:
+        assert options[name].endswith("(not yet rated)")
+    for name, level in rated.items():
+        assert options[name].endswith(f"(rating {level.rating:.1f})")
