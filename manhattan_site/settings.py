@@ -489,3 +489,10 @@ LOGGING = {
         "manhattan.access": {"level": env("ACCESS_LOG_LEVEL", "INFO")},
     },
 }
+
+# --- Post-game review: what waits for it (docs/bots.md) ----------------------------------
+# The game-over email of a reviewed game waits this long for the review, to say it is ready
+# and link to it; past that (or at once if the review fails) it goes without the link.
+GAME_REVIEW_EMAIL_WAIT_SECONDS = env_int("GAME_REVIEW_EMAIL_WAIT_SECONDS", 600)
+# The bodies webhooks POST, as components of the API's schema.
+SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"].append("webhooks.schema.document_webhook_events")  # type: ignore[attr-defined]
