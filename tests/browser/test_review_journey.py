@@ -19,7 +19,7 @@ from games import engine, services, store
 from games.models import Game, GameReview
 from games.tasks import review_finished_game
 
-from .chromium import DESKTOP, axe_violations, describe, signed_in
+from .chromium import DESKTOP, PHONE, axe_violations, describe, signed_in
 
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 
@@ -137,3 +137,8 @@ def test_alice_finishes_a_game_waits_for_its_review_and_steps_through_its_marked
 
     violations = axe_violations(page, EVERY_IMPACT)
     assert not violations, describe(violations)
+    phone = signed_in(browser, server.url, alice, PHONE, bypass_csp=True).new_page()
+    phone.goto(f"{server.url}/games/{game.public_id}/")
+    phone.locator("[data-testid=review-step][data-number='1']").wait_for()
+    violations = axe_violations(phone, EVERY_IMPACT)
+    assert not violations, "on a phone: " + describe(violations)
