@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.engine.rotation import card_to_lot
+from games.engine.rotation import CARD_TO_LOT
 
 from . import board
 
@@ -24,7 +24,7 @@ def placement_lot(action: dict[str, Any], side: int) -> tuple[int, int] | None:
     south; None for a selection."""
     if action.get("type") != "place":
         return None
-    return int(action["city"]) - 1, card_to_lot(int(action["card"]) - 1, side)
+    return int(action["city"]) - 1, CARD_TO_LOT[side][int(action["card"]) - 1]
 
 
 def _described(action: dict[str, Any]) -> str:

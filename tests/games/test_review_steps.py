@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from games.engine.rotation import card_to_lot
+from games.engine.rotation import CARD_TO_LOT
 from games.models import Game, GameReview
 from games.tasks import review_finished_game
 
@@ -59,7 +59,7 @@ def test_a_placement_shows_the_position_before_it_with_both_lots_marked(reviewed
     row = marked[number - 1]
     assert f'data-at="{row["event_index"]}"' in html
     side = 0  # alice's seat sits south in a two-player game drawn from her side
-    lot = card_to_lot(4, side) + 1
+    lot = CARD_TO_LOT[side][4] + 1
     pattern = r'<g class="lot[^"]*" data-city="3" data-lot="LOT"[^>]*aria-label="([^"]*)"'.replace("LOT", str(lot))
     best = re.search(pattern, html)
     assert best is not None
