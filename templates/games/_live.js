@@ -137,6 +137,10 @@
       if ((parseInt(event.lastEventId, 10) || 0) > version) { refresh(); }
     };
     source.addEventListener("talk", function () { refresh(); });  // a message at the table
+    // The finished game's review is ready: a page still saying it is being made shows it.
+    source.addEventListener("review_ready", function () {
+      if (document.querySelector("[data-testid=review-pending]")) { refresh(); }
+    });
     // Refused (not signed in, say): the browser gives up on it; ask now and then instead.
     source.onerror = function () { if (source.readyState === EventSource.CLOSED) { poll(); } };
   } else {
