@@ -83,10 +83,15 @@
     field.scrollTop = kept.focus.scroll;
   }
 
+  // A move's refresh swaps the page only for a newer version: events that
+  // come close together end in one swap, not a second one of the same version
+  // under the player's fingers (a card and a lot chosen). Table talk and the
+  // review change the page without a new version: theirs always swap.
   var fetching = false;
   var again = false;
-  function refresh() {
-    if (fetching) { again = true; return; }
+  var againAlways = false;
+  function refresh(always) {
+    if (fetching) { again = true; againAlways = againAlways || Boolean(always); return; }
     fetching = true;
     fetch(data.page, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
@@ -97,7 +102,7 @@
         var main = document.querySelector("main");
         if (!fresh || !live || !main) { return; }
         var fetched = parseInt(live.dataset.version, 10) || 0;
-        if (polling && fetched <= version) { return; }  // nothing new: leave the page alone
+        if (!always && fetched <= version) { return; }  // nothing new: leave the page alone
         var scripts = scriptsOf(doc);
         var kept = keepDrafts(main);
         fresh = document.adoptNode(fresh);
@@ -115,7 +120,7 @@
       .catch(function () { /* the next event or a reload will try again */ })
       .then(function () {
         fetching = false;
-        if (again) { again = false; refresh(); }
+        if (again) { var both = againAlways; again = againAlways = false; refresh(both); }
       });
   }
 
@@ -136,10 +141,10 @@
     source.onmessage = function (event) {
       if ((parseInt(event.lastEventId, 10) || 0) > version) { refresh(); }
     };
-    source.addEventListener("talk", function () { refresh(); });  // a message at the table
+    source.addEventListener("talk", function () { refresh(true); });  // a message at the table
     // The finished game's review is ready: a page still saying it is being made shows it.
     source.addEventListener("review_ready", function () {
-      if (document.querySelector("[data-testid=review-pending]")) { refresh(); }
+      if (document.querySelector("[data-testid=review-pending]")) { refresh(true); }
     });
     // Refused (not signed in, say): the browser gives up on it; ask now and then instead.
     source.onerror = function () { if (source.readyState === EventSource.CLOSED) { poll(); } };
