@@ -64,7 +64,33 @@
         focus.direction = active.selectionDirection;
       } catch (error) { /* a field without a caret (a number): focus alone */ }
     }
-    return { drafts: drafts, focus: focus };
+    // A building half chosen by touching (a card, a lot, a piece): chosen again
+    // on the new content if the position is the same (table talk came in).
+    var card = main.querySelector("#place-form input[name=card]:checked");
+    var lot = main.querySelector("[data-testid=board] g.lot.chosen");
+    var piece = main.querySelector("#build-list input:checked");
+    var build = {
+      card: card ? card.id : null,
+      lot: lot ? [lot.getAttribute("data-city"), lot.getAttribute("data-lot")] : null,
+      piece: piece ? piece.value : null,
+    };
+    return { drafts: drafts, focus: focus, build: build };
+  }
+  function putBuild(kept) {
+    var radio = kept.build.card && document.getElementById(kept.build.card);
+    if (!radio || radio.name !== "card") { return; }
+    radio.checked = true;
+    radio.dispatchEvent(new Event("change", { bubbles: true }));  // the build script lights the lots
+    if (!kept.build.lot) { return; }
+    var lot = document.querySelector("[data-testid=board] g.lot.can-build[data-city='" + kept.build.lot[0] +
+      "'][data-lot='" + kept.build.lot[1] + "']");
+    if (!lot) { return; }
+    lot.dispatchEvent(new MouseEvent("click", { bubbles: true }));  // and lists its pieces
+    var piece = kept.build.piece !== null && document.querySelector("#build-list input[value='" + kept.build.piece + "']");
+    if (piece && !piece.checked) {
+      piece.checked = true;
+      piece.dispatchEvent(new Event("change", { bubbles: true }));
+    }
   }
   function putDrafts(fresh, kept) {
     fresh.querySelectorAll(TYPED).forEach(function (field) {
@@ -108,13 +134,15 @@
         fresh = document.adoptNode(fresh);
         putDrafts(fresh, kept);
         main.replaceWith(fresh);
-        putFocus(kept);
+        var samePosition = fetched === version;
         version = fetched || version;
         me.dataset.version = String(version);
         myTurn = live.dataset.myTurn === "true";
         baseTitle = doc.title;
         showTurn();
         rerunScripts(scripts);
+        if (samePosition) { putBuild(kept); }
+        putFocus(kept);  // last: choosing the lot again moved the focus to its pieces
         document.dispatchEvent(new CustomEvent("game:updated", { detail: { version: version } }));
       })
       .catch(function () { /* the next event or a reload will try again */ })
