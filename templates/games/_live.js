@@ -183,10 +183,29 @@
   if (data.presence) {
     // This page load's own id: its "I left" removes only its own presence, so a
     // reload's late goodbye cannot remove the new page's "I'm here".
-    var pageId = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
-      : Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+    // A move or a message sent from this page leads to the same table's next
+    // page, in this tab: the id is handed over to it (sessionStorage is the
+    // tab's own) and no goodbye is said, so the player never leaves the table
+    // between the two pages — a turn that comes back to them at once (their own
+    // move ended the round) brings no email.
+    var handover = "presence-page:" + data.presence;
+    var pageId = null;
+    try { pageId = sessionStorage.getItem(handover); sessionStorage.removeItem(handover); } catch (error) { /* none */ }
+    if (!pageId) {
+      pageId = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
+        : Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+    }
     me.dataset.presencePage = pageId;
+    var handingOver = false;
+    document.addEventListener("submit", function (event) {
+      var form = event.target;
+      if (event.defaultPrevented || !form || (form.method || "").toLowerCase() !== "post") { return; }
+      try { sessionStorage.setItem(handover, pageId); handingOver = true; } catch (error) { return; }
+      // Should the next page never come (the network failed), this page says goodbye again as before.
+      setTimeout(function () { handingOver = false; }, 15000);
+    });
     var beat = function (state) {
+      if (state === "hidden" && handingOver) { return; }
       var body = new URLSearchParams({ state: state, page: pageId });
       fetch(data.presence, {
         method: "POST", credentials: "same-origin", keepalive: true, body: body,
