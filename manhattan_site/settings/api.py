@@ -24,7 +24,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": _RENDERERS,
     "DEFAULT_PARSER_CLASSES": ["manhattan_site.strict_input.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "games.api.problems.problem_exception_handler",
+    "EXCEPTION_HANDLER": "manhattan_site.api.problems.problem_exception_handler",
     # Every API request counts against its user (token or session) or address;
     # creating games (which emails invitees) and tokens have tighter limits.
     "DEFAULT_THROTTLE_CLASSES": [
