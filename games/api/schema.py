@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine.bots import BOTS
+from games.engine.bots import BOTS, LEVELS
+from games.levels import level_ratings
 from manhattan_site.api import schema as layer
 
 from .schema_types import document_types
@@ -17,6 +18,24 @@ from .schema_types import document_types
 # Paths naming one of these answer 404 when it names nothing.
 NOT_FOUND_IDS = ("game_id", "token_id")
 NOT_FOUND = "There is no game (or token) with this id."
+
+
+def _bot_description() -> str:
+    """The bots and the levels, each level with its measured rating (or none yet)."""
+    rated = level_ratings()
+    levels = "; ".join(
+        f"`{name}` rating {rated[name].rating:.1f} ({rated[name].games} games of {rated[name].players} players, "
+        f"measured {rated[name].measured})"
+        if name in rated
+        else f"`{name}` not yet rated"
+        for name in LEVELS
+    )
+    return (
+        "A bot: `random`, `greedy`, `strong` (existing seats), or a level a person chooses an opponent by, "
+        f"weakest first, with its rating on the players' OpenSkill scale (mu - 3 sigma): {levels}. "
+        "Any other value is refused with 422 `unknown_bot`."
+    )
+
 
 # One seat of a new game, by kind: the rules across fields that the serializer
 # checks in ``SeatSpecSerializer.validate`` (an invitee's address, a bot's kind).
@@ -40,7 +59,11 @@ SEAT_SPEC_SCHEMA: dict[str, Any] = {
             "required": ["kind", "bot"],
             "properties": {
                 "kind": {"type": "string", "enum": ["bot"]},
-                "bot": {"type": "string", "enum": sorted(BOTS)},
+                "bot": {
+                    "type": "string",
+                    "enum": [*sorted(BOTS), *LEVELS],
+                    "description": _bot_description(),
+                },
             },
         },
     ],
