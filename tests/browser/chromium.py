@@ -1,97 +1,16 @@
-"""What the page tests share: Debian's Chromium driven by Playwright, a
-player signed in by their session cookie, and axe-core injected into a page."""
+"""Moved to tests/support/browser.py; kept so that browser tests written
+against the old place still import. New tests import tests.support.browser."""
 
-from __future__ import annotations
-
-import os
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
-import pytest
-from django.conf import settings
-from django.db import connection
-from django.test import Client
-from playwright.sync_api import Browser, BrowserContext, sync_playwright
-
-from accounts.models import User
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
-
-
-def _missing(what: str) -> None:
-    """Skip with a line saying how to get ``what``; under CI, fail: there it must run."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{what} (under CI the browser tests must run)")
-    pytest.skip(what)
-
-
-def require_chromium() -> None:
-    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        _missing("Chromium is missing: install Debian's (apt-get install chromium) to run the browser tests")
-
-
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
-    require_chromium()
-    # Playwright's sync API keeps an event loop on this thread, which makes
-    # Django refuse ORM calls here; the test's own ORM calls are plain sync code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield browser
-        # The test's ORM calls made under Playwright's loop have a connection of
-        # their own; closed here, or a fixture ending the live server's sessions
-        # would end it under the next test.
-        connection.close()
-        browser.close()
-
-
-def signed_in(
-    browser: Browser, base_url: str, user: User, viewport: dict[str, int] = DESKTOP, *, bypass_csp: bool = False
-) -> BrowserContext:
-    """A browser context with ``user``'s session, as if they had followed a sign-in link.
-    ``bypass_csp`` lets a test inject its own script (axe-core); the pages' own
-    scripts are tested under the site's Content-Security-Policy."""
-    client = Client()
-    client.force_login(user)
-    context = browser.new_context(
-        viewport={"width": viewport["width"], "height": viewport["height"]}, bypass_csp=bypass_csp
-    )
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base_url}])
-    return context
-
-
-def screenshot_path(name: str, tmp_path: Path) -> Path:
-    """Where a README picture goes: ``docs/`` with ``UPDATE_SCREENSHOTS=1``,
-    else the test's own folder (a test run leaves the tracked files alone)."""
-    folder = ROOT / "docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
-    return folder / name
-
-
-def axe_violations(page: Any, impacts: tuple[str, ...] = ("serious", "critical")) -> list[dict[str, Any]]:
-    """axe-core's violations of ``impacts`` on the page as it stands."""
-    if not AXE.exists():
-        _missing(
-            "axe-core is missing: run `npm install` at the repository root "
-            "(npm itself: apt-get install npm); `python3 dev.py test` does it when npm is there"
-        )
-    page.add_script_tag(path=str(AXE))
-    result: dict[str, Any] = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
-    return [v for v in result["violations"] if v.get("impact") in impacts]
-
-
-def describe(violations: list[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:5])
-        for v in violations
-    )
+from tests.support.browser import (  # noqa: F401
+    AXE,
+    CHROMIUM,
+    DESKTOP,
+    PHONE,
+    ROOT,
+    axe_violations,
+    chromium,
+    describe,
+    require_chromium,
+    screenshot_path,
+    signed_in,
+)

@@ -15,9 +15,8 @@ from django.db import connection
 from accounts.models import User
 from games import engine, services, store
 from games.models import Game
-from tests.ratings.test_ratings import resign
-
-from .chromium import DESKTOP, PHONE, axe_violations, chromium, describe, signed_in  # noqa: F401 (a fixture)
+from tests.factories import resign
+from tests.support.browser import DESKTOP, PHONE, axe_violations, chromium, describe, signed_in  # noqa: F401 (a fixture)
 
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 

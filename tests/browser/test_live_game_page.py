@@ -4,26 +4,22 @@ until they leave it. The site is served by the ASGI server (the streams need it)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from django.db import connection
-from playwright.sync_api import Browser
 
 from games import services
 from notifications.models import Kind, Notification
+from tests.support.browser import signed_in
+from tests.support.pages import (
+    move_by_api,
+    open_game,
+    sent_turn_emails,
+    to_act,
+    wait_for_version,
+    wait_until_left,
+    wait_until_present,
+)
 
-from .live import move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_for_version
-
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    yield chromium
-    # The ORM calls made under Playwright's loop have a connection of their own,
-    # which the next test's may use again: closed here, not ended from outside.
-    connection.close()
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_two_players_see_each_other_s_moves_appear_without_a_reload(server, browser, started_game, alice, bob):
@@ -51,7 +47,7 @@ def test_a_player_on_the_page_gets_no_turn_email_and_one_again_after_leaving(
     server, browser, bot_game, alice, mailoutbox
 ):
     page = open_game(signed_in(browser, server, alice), server, bot_game)
-    page.wait_for_timeout(500)  # the page's first heartbeat
+    wait_until_present(page, alice)  # the page's first heartbeat
     for _ in range(3):  # alice plays, the bots answer: her turn comes back each time
         assert to_act(bot_game) == alice
         move_by_api(server, bot_game, alice)
@@ -60,8 +56,9 @@ def test_a_player_on_the_page_gets_no_turn_email_and_one_again_after_leaving(
     assert sent_turn_emails(bot_game, alice) == 0
     page.wait_for_function("() => document.title.startsWith('(Your turn)')", timeout=3000)
 
+    page_id = page.evaluate("document.getElementById('live-script').dataset.presencePage")
     page.goto("about:blank")  # she leaves the page
-    page.wait_for_timeout(500)
+    wait_until_left(page_id, alice)
     move_by_api(server, bot_game, alice)
     services.play_bot_turns(game_id=bot_game.public_id)
     assert sent_turn_emails(bot_game, alice) == 1

@@ -15,13 +15,11 @@ from django.conf import settings
 from games.talk.models import TableMessage
 from notifications import emails
 from notifications.models import Kind
-from tests.browser.live import open_game, signed_in
-from tests.browser.test_live_game_page import browser
-from tests.notifications.helpers import latest
-from tests.notifications.test_replies import QUOTED, basic_auth
+from tests.support.browser import signed_in
+from tests.support.mail import QUOTED, basic_auth, latest
+from tests.support.pages import open_game
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-__all__ = ["browser"]  # a fixture shared with the live page's tests
+pytestmark = pytest.mark.django_db(transaction=True)
 WEBHOOK = "/inbound/sendgrid/inbound/"
 
 

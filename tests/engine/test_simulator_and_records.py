@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import random
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -33,6 +30,7 @@ from games.engine import (
 )
 from games.engine.bots import random_bot
 from games.engine.simulate import play_game
+from tests.support.processes import engine_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,25 +46,12 @@ VARIANTS: dict[str, list[str]] = {
 BOTS = {"2p": "greedy,random", "3p": "random", "4p": "random,greedy,random,random", "4p-six": "random"}
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "games.engine", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 @functools.cache
 def simulate_cli(variant: str, seed: str, games: int = 3) -> str:
     args = ["simulate", *VARIANTS[variant], "--games", str(games), "--seed", seed]
     if variant in BOTS:
         args += ["--bots", BOTS[variant]]
-    result = run_cli(*args)
+    result = engine_cli(*args)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -96,7 +81,7 @@ def test_cli_same_seed_same_output(variant):
     args = ["simulate", *VARIANTS[variant], "--games", "3", "--seed", "42"]
     if variant in BOTS:
         args += ["--bots", BOTS[variant]]
-    again = run_cli(*args)
+    again = engine_cli(*args)
     assert again.returncode == 0
     assert again.stdout == first
 
@@ -110,18 +95,18 @@ def test_cli_different_seed_different_output(variant):
 
 
 def test_cli_one_bot_kind_per_seat():
-    result = run_cli("simulate", "--players", "3", "--games", "2", "--seed", "5", "--bots", "greedy,random,greedy")
+    result = engine_cli("simulate", "--players", "3", "--games", "2", "--seed", "5", "--bots", "greedy,random,greedy")
     assert result.returncode == 0, result.stderr
     assert len(json_lines(result.stdout)) == 2
     # One kind for every seat is also accepted, and the bots matter.
-    all_greedy = run_cli("simulate", "--players", "3", "--games", "2", "--seed", "5", "--bots", "greedy")
+    all_greedy = engine_cli("simulate", "--players", "3", "--games", "2", "--seed", "5", "--bots", "greedy")
     assert all_greedy.returncode == 0, all_greedy.stderr
     assert all_greedy.stdout != result.stdout
     assert all_greedy.stdout != simulate_cli("3p", "5", 2)
 
 
 def test_cli_zero_games_prints_nothing():
-    result = run_cli("simulate", "--players", "2", "--games", "0", "--seed", "1")
+    result = engine_cli("simulate", "--players", "2", "--games", "0", "--seed", "1")
     assert result.returncode == 0
     assert result.stdout == ""
 
@@ -160,7 +145,7 @@ def test_cli_zero_games_prints_nothing():
     ],
 )
 def test_cli_bad_arguments_fail_cleanly(args):
-    result = run_cli(*args)
+    result = engine_cli(*args)
     assert result.returncode != 0
     assert result.stdout == ""
     assert result.stderr.strip(), "a bad argument is explained on stderr"
@@ -402,15 +387,15 @@ def test_replay_cli_records_of_the_strong_bot_same_for_a_seed_and_an_iteration_b
     """``simulate --bots strong,greedy --iterations N``: search bots get N iterations a
     decision instead of the time limit, so the records are the same run after run."""
     args = ("simulate", "--players", "2", "--games", "1", "--seed", "s", "--bots", "strong,greedy", "--iterations", "6")
-    first = run_cli(*args)
+    first = engine_cli(*args)
     assert first.returncode == 0, first.stderr
     (record,) = json_lines(first.stdout)
     replay(record)
-    assert run_cli(*args).stdout == first.stdout
-    more = run_cli(*args[:-1], "7")
+    assert engine_cli(*args).stdout == first.stdout
+    more = engine_cli(*args[:-1], "7")
     assert more.returncode == 0, more.stderr
     assert more.stdout != first.stdout, "the iteration budget changes the search"
-    assert first.stdout != run_cli(*args[:-4], "greedy,greedy").stdout
+    assert first.stdout != engine_cli(*args[:-4], "greedy,greedy").stdout
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,8 @@ from games import services
 from games.models import Game
 from notifications import exports, outbox, tasks
 from notifications.models import DataExport
-from tests.notifications.helpers import play_until
+from tests.factories import play_until
+from tests.support.api import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -47,12 +48,6 @@ def finished_game(alice: User, bob: User) -> Game:
     return game
 
 
-def signed_in(user: User) -> APIClient:
-    client = APIClient()
-    client.force_login(user)
-    return client
-
-
 def run_worker(queued: list[tuple[str, list[Any]]]) -> None:
     """What the worker would do with the queued tasks: build exports, send emails."""
     for name, args in list(queued):
@@ -67,6 +62,7 @@ def link_in(message: Any) -> str:
     return urlparse(match.group(0)).path
 
 
+@pytest.mark.slow  # a whole game, then the export built
 def test_asked_for_built_by_the_worker_and_downloaded_by_the_emailed_link(
     alice: User, bob: User, queued: list[tuple[str, list[Any]]], django_capture_on_commit_callbacks: Any
 ) -> None:

@@ -25,16 +25,8 @@ from notifications import digests, emails, exports, outbox, reminders
 from notifications.models import UNSUBSCRIBABLE, Kind, Notification, Preference
 from notifications.replies import handle_inbound
 from notifications.reply_address import _signature, reply_address
-from tests.notifications.helpers import (
-    HEX,
-    digest_time,
-    headline,
-    latest,
-    parts,
-    placement_turn_of,
-    play_until,
-    visible_text,
-)
+from tests.factories import digest_time, placement_turn_of, play_until
+from tests.support.mail import HEX, headline, latest, parts, visible_text
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,8 @@ from games.talk.models import TableMessage
 from notifications import emails
 from notifications.inbound import screening
 from notifications.models import InboundRefusal, Kind, Reply
-from tests.notifications.helpers import latest, placement_turn_of
+from tests.factories import placement_turn_of
+from tests.support.mail import latest
 
 pytestmark = [
     pytest.mark.django_db,

@@ -16,24 +16,15 @@ from games.models import Game
 from notifications import outbox, reminders
 from notifications.models import Kind, Notification, Preference, TurnClock
 from notifications.tasks import deliver_notifications
-from tests.concurrent import race
+from tests.factories import two_player_game
+from tests.support.concurrency import race
 
 HOUR = timedelta(hours=1)
 
 
 def start_games(alice: User, bob: User, count: int) -> list[Game]:
     """``count`` two-player games between alice (to act) and bob, dealt now."""
-    started = []
-    for _ in range(count):
-        game = games.create_game(
-            creator=alice,
-            options={"players": 2, "start_player": 0},
-            seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
-        )
-        games.join_game(game=game, user=bob)
-        game.refresh_from_db()  # the last seat taken: it started by itself
-        started.append(game)
-    return started
+    return [two_player_game(alice, bob) for _ in range(count)]
 
 
 def all_due(games_: list[Game]) -> datetime:

@@ -29,7 +29,7 @@ from accounts.services import create_api_token
 from games import services, store
 from games.models import Game, GameEvent, IdempotencyKey
 from notifications.models import Notification
-from tests.concurrent import race
+from tests.support.concurrency import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -121,6 +121,7 @@ def post_action(client: APIClient, url: str, body: dict[str, Any], **headers: st
     return client.post(url, body, format="json", **headers)
 
 
+@pytest.mark.slow  # 32 threads racing, many trials
 def test_32_clients_same_action_same_version_exactly_one_accepted(tables: list[Table]) -> None:
     accepted_per_round: list[int] = []
     statuses: Counter[int] = Counter()
@@ -163,6 +164,7 @@ def test_32_clients_same_action_same_version_exactly_one_accepted(tables: list[T
         assert len(keys) == len(set(keys))
 
 
+@pytest.mark.slow  # 32 threads racing, many trials
 def test_32_clients_with_32_different_moves_at_one_version(alice: User, bob: User) -> None:
     """Each client sends a different legal placement: one is stored, and it is the one answered 200."""
     table = new_table(alice, bob)

@@ -40,7 +40,7 @@ from accounts.services import create_api_token
 from games import services
 from games.models import Game
 from notifications.models import Kind, Notification
-from tests.test_deploy import _manage
+from tests.support.processes import manage
 
 API = "/api/v1"
 RELAXED = ("/admin/", "/api/v1/docs/")
@@ -86,7 +86,7 @@ print("PROBE:" + json.dumps(out))
 @pytest.fixture(scope="module")
 def production(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Responses of the production settings (DJANGO_ENV=production), served in a subprocess."""
-    result = _manage(
+    result = manage(
         "shell",
         "-c",
         PROBE,
