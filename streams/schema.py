@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.scopes import GAMES_READ
+from manhattan_site.api.schema import problem_content
 
 SECURITY = [{"apiToken": []}, {"oauthApp": [GAMES_READ]}, {"cookieAuth": []}]
-PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+PROBLEM = problem_content()
 EVENT_STREAM = {
     "text/event-stream": {
         "schema": {

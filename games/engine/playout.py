@@ -33,7 +33,7 @@ def policy_placement(state: GameState, player: int, rng: random.Random, samples:
     difference (the player's colours minus the best other player's); ties to the first.
 
     The playouts' default policy, so written for speed: a sample's points are the
-    board's ``points_untallest`` plus the tallest building's bonus (as ``Board.points_after``
+    board's ``points_untallest`` plus the tallest building's bonus (as ``Board.outcomes``
     gives them, which a test checks), and the difference is taken without building lists.
     """
     colours = state.colours

@@ -307,3 +307,10 @@ def with_hidden_cards_dealt_again(state: GameState, seat: int, seed: int) -> Gam
         other.hands[p], hidden = hidden[:size], hidden[size:]
     other.draw_pile = hidden
     return other
+
+
+def points_after(board: Board, index: int, colour: int, size: int) -> list[int]:
+    """``board.points()`` as they would be after ``board.place(index, colour, size)``, without
+    placing: the plain reading of ``Board.outcomes`` that the tests hold the scorers to."""
+    outcomes, taller_from = board.outcomes(index, colour)
+    return outcomes[(size >= taller_from) + (size > taller_from)]

@@ -19,11 +19,10 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import services
 from games.models import Game
 from notifications import exports, outbox, tasks
 from notifications.models import DataExport
-from tests.factories import play_until
+from tests.factories import play_until, two_player_game
 from tests.support.api import signed_in
 
 pytestmark = pytest.mark.django_db
@@ -38,14 +37,7 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Any]]]:
 
 
 def finished_game(alice: User, bob: User) -> Game:
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()
-    return game
+    return two_player_game(alice, bob)
 
 
 def run_worker(queued: list[tuple[str, list[Any]]]) -> None:

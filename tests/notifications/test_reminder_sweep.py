@@ -11,7 +11,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import services as games
 from games.models import Game
 from notifications import outbox, reminders
 from notifications.models import Kind, Notification, Preference, TurnClock
@@ -136,13 +135,7 @@ def test_the_batch_task_delivers_each_once(alice, bob, mailoutbox):
 def test_vacation_and_reminders_in_one_chunk(alice, bob, started_game):
     """A player on vacation is not reminded, the others in the same chunk are."""
     carol = User.objects.create_user(email="carol@example.com", display_name="carol")
-    other = games.create_game(
-        creator=carol,
-        options={"players": 2, "start_player": 0},
-        seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
-    )
-    games.join_game(game=other, user=bob)
-    other.refresh_from_db()
+    other = two_player_game(carol, bob)
     back = timezone.now() + 10 * 24 * HOUR
     reminders.set_vacation(user=alice, until=back)
     now = all_due([started_game, other])

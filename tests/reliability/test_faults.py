@@ -28,12 +28,13 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import create_api_token
-from games import services, store
+from games import store
 from games.models import Game, GameEvent, IdempotencyKey
 from games.signals import events_appended
 from notifications import outbox
 from notifications.models import Kind, Notification
 from notifications.tasks import sweep_outbox as sweep_outbox_task
+from tests.factories import two_player_game
 from tests.support.faults import (
     Inbox,
     PrivateRedis,
@@ -93,14 +94,7 @@ class Table:
     """A started two-player game (alice, bob) and a token for each player."""
 
     def __init__(self, alice: User, bob: User) -> None:
-        game = services.create_game(
-            creator=alice,
-            options={"players": 2, "start_player": 0},
-            seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-        )
-        services.join_game(game=game, user=bob)
-        game.refresh_from_db()  # the last seat taken: it started by itself
-        self.game = game
+        self.game = two_player_game(alice, bob)
         self.tokens = {0: create_api_token(user=alice, name="faults").raw, 1: create_api_token(user=bob, name="f").raw}
 
     @property

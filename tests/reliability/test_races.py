@@ -26,9 +26,10 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import create_api_token
-from games import services, store
+from games import store
 from games.models import Game, GameEvent, IdempotencyKey
 from notifications.models import Notification
+from tests.factories import two_player_game
 from tests.support.concurrency import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -65,13 +66,7 @@ def clients_of(user: User, count: int) -> list[APIClient]:
 
 
 def new_table(alice: User, bob: User) -> Table:
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()  # the last seat taken: it started by itself
+    game = two_player_game(alice, bob)
     return Table(game=game, clients={0: clients_of(alice, CLIENTS), 1: clients_of(bob, CLIENTS)})
 
 

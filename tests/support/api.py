@@ -4,12 +4,14 @@ read from the legal-actions answer."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rest_framework.test import APIClient
 
 from accounts.services import create_api_token
 from games.models import Game, GameEvent
+from tests.support.processes import ROOT
 
 
 def some_action(legal: dict[str, Any]) -> dict[str, Any]:
@@ -76,3 +78,22 @@ def signed_in(user: Any) -> APIClient:
 
 def token(user) -> dict[str, str]:
     return {"Authorization": f"Bearer {create_api_token(user=user, name='stream').raw}"}
+
+
+# How product code names a problem's code: a service error, a DRF error's own
+# code, or a problem body written out.
+RAISED = (
+    re.compile(r'(?:Game|Problem)Error\(\s*"([a-z_]+)"'),
+    re.compile(r'\bcode="([a-z_]+)"'),
+    re.compile(r'(?:problem(?:_response)?|InputRefused)\(\s*\d+,\s*"([a-z_]+)"'),
+)
+
+
+def codes_raised_in_product_code() -> set[str]:
+    codes: set[str] = set()
+    for app in ("games", "accounts", "notifications", "ratings", "webhooks", "streams", "manhattan_site"):
+        for source in (ROOT / app).rglob("*.py"):
+            text = source.read_text()
+            for pattern in RAISED:
+                codes.update(pattern.findall(text))
+    return codes
