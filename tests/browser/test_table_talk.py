@@ -18,6 +18,7 @@ from notifications.models import Kind
 from tests.support.browser import signed_in
 from tests.support.mail import QUOTED, basic_auth, latest
 from tests.support.pages import open_game
+from tests.support.waiting import PAGE_TIMEOUT_MS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WEBHOOK = "/inbound/sendgrid/inbound/"
@@ -41,9 +42,9 @@ def test_a_message_round_trip_by_page_and_by_email_reply(server, browser, starte
     with bobs.expect_navigation():
         bobs.get_by_test_id("talk-text").press("Enter")  # Enter sends
     said = alices.get_by_test_id("talk-messages").get_by_text("Good luck, Alice! <b>no markup</b>")
-    said.wait_for(timeout=5000)  # on alice's page by itself
+    said.wait_for(timeout=PAGE_TIMEOUT_MS)  # on alice's page by itself
     assert alices.evaluate("window.notReloaded") is True
-    bobs.get_by_test_id("talk-messages").get_by_text("Good luck, Alice!", exact=False).wait_for(timeout=5000)
+    bobs.get_by_test_id("talk-messages").get_by_text("Good luck, Alice!", exact=False).wait_for(timeout=PAGE_TIMEOUT_MS)
     bobs.evaluate("window.notReloaded = true")  # his own post reloaded his page; from here it must not
     # Beside the board on a desktop; the time in the reader's language, as a person writes it.
     board, talk = bobs.get_by_test_id("board").bounding_box(), bobs.get_by_test_id("talk").bounding_box()
@@ -64,6 +65,6 @@ def test_a_message_round_trip_by_page_and_by_email_reply(server, browser, starte
         headers={"Authorization": basic_auth(settings.ANYMAIL["WEBHOOK_SECRET"])},
     )
     assert response.status_code == 200, response.text
-    bobs.get_by_test_id("talk-messages").get_by_text("Back tonight.").wait_for(timeout=5000)
+    bobs.get_by_test_id("talk-messages").get_by_text("Back tonight.").wait_for(timeout=PAGE_TIMEOUT_MS)
     assert bobs.evaluate("window.notReloaded") is True
     assert [m.via for m in TableMessage.objects.order_by("id")] == ["web", "email"]

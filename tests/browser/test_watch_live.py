@@ -15,6 +15,7 @@ from games.services import open_games
 from tests.factories import select_all
 from tests.support import pages
 from tests.support.browser import signed_in
+from tests.support.waiting import PAGE_TIMEOUT_MS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,7 +69,9 @@ def test_a_signed_in_spectator_follows_the_game_s_stream(server, chromium, start
     for _ in range(3):
         version = pages.move_by_api(server, started_game, pages.to_act(started_game))
         page.wait_for_function(
-            "v => document.getElementById('live-script').dataset.version === String(v)", arg=version, timeout=5000
+            "v => document.getElementById('live-script').dataset.version === String(v)",
+            arg=version,
+            timeout=PAGE_TIMEOUT_MS,
         )
         assert f"Event {version} of {version}" in page.get_by_test_id("replay-position").inner_text()
     assert page.evaluate("window.notReloaded") is True

@@ -12,7 +12,7 @@ from games import store
 from games.models import Game
 from tests.factories import play_one
 from tests.support.api import token
-from tests.support.waiting import wait_until
+from tests.support.waiting import wait_until, within
 
 
 def drain(stream) -> None:
@@ -42,7 +42,7 @@ def test_the_stream_replays_then_follows_each_move_as_the_events_endpoint_shows_
     started = time.monotonic()
     play_one(started_game, alice)
     live = stream.next(timeout=2)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < within(1.0)
     assert live.id == str(before + 1)
     # Exactly what /events says to bob, byte for byte once parsed.
     assert [e.data for e in replayed] + [live.data] == api_events(asgi_server, started_game, bob)
@@ -239,7 +239,7 @@ def test_a_message_at_the_table_reaches_the_players_streams_within_a_second(
     )
     assert posted.status_code == 201
     said = bobs.next(timeout=2)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < within(1.0)
     assert said.name == "talk"
     assert said.data["text"] == "Your move, Bob"
     assert said.id == str(started_game.version)  # the cursor stays the game's seq

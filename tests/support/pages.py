@@ -26,7 +26,7 @@ from games.services import play
 from notifications import outbox
 from notifications.models import Kind, Notification
 from tests.support.live_server import AsgiServer
-from tests.support.waiting import wait_until
+from tests.support.waiting import PAGE_TIMEOUT_MS, wait_until
 
 
 def move_by_api(server: AsgiServer, game: Game, user: User) -> int:
@@ -54,7 +54,9 @@ def wait_for_version(page: Page, version: int) -> float:
     """Seconds until the page shows ``version`` (by itself: the page is never reloaded)."""
     started = time.monotonic()
     page.wait_for_function(
-        "v => document.getElementById('live-script').dataset.version === String(v)", arg=version, timeout=5000
+        "v => document.getElementById('live-script').dataset.version === String(v)",
+        arg=version,
+        timeout=PAGE_TIMEOUT_MS,
     )
     assert str(version) in page.get_by_test_id("game-status").inner_text()  # "event N", in any language
     return time.monotonic() - started

@@ -4,6 +4,7 @@ fails under load and passes alone) or too long everywhere else."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -13,6 +14,21 @@ T = TypeVar("T")
 # Generous: a deadline is only reached when something is wrong, so it costs
 # nothing on a quiet machine and saves a false failure on a loaded one.
 DEFAULT_TIMEOUT = 20.0
+# The same for a page's own waits (Playwright counts in milliseconds).
+PAGE_TIMEOUT_MS = 20_000
+
+
+def busyness() -> float:
+    """How much busier the machine is than its cores (1.0: no busier): the load
+    average over the last minute per core."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+def within(seconds: float) -> float:
+    """A bound on how long something takes, stretched when the machine is busier
+    than its cores: the bound is about the code, not about the neighbours (on a
+    quiet machine it is ``seconds`` as written)."""
+    return seconds * busyness()
 
 
 def wait_until(
