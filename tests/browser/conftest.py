@@ -1,5 +1,5 @@
-"""What the browser tests share: ending the live server's database sessions
-once, after the last of them."""
+"""What the browser tests share: the browser, the live server, the stand-in
+worker, and ending the live server's database sessions once, after the last of them."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from playwright.sync_api import Browser
 
-from tests.streams.conftest import AsgiServer, backend_pid, end_other_sessions
+from tests.support.browser import browser, chromium, module_chromium  # noqa: F401 (the shared browser fixtures)
+from tests.support.live_server import AsgiServer, backend_pid, end_other_sessions
+from tests.support.pages import worker  # noqa: F401 (the stand-in Celery worker)
 
-from .chromium import browser, chromium, module_chromium  # noqa: F401 (the shared browser fixtures, for every test here)
 
 
 @pytest.fixture(scope="session")
