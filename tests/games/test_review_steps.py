@@ -15,8 +15,7 @@ from accounts.models import User
 from games.engine.rotation import CARD_TO_LOT
 from games.models import Game, GameReview
 from games.tasks import review_finished_game
-
-from .test_game_review import play_to_end, two_player_bot_game
+from tests.factories import play_to_end, two_player_bot_game
 
 pytestmark = pytest.mark.django_db
 

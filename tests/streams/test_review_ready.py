@@ -10,9 +10,8 @@ import pytest
 
 from games.models import Game, GameReview
 from games.tasks import review_finished_game
-from tests.games.test_game_review import play_to_end, two_player_bot_game
-
-from .test_game_stream import token
+from tests.factories import play_to_end, two_player_bot_game
+from tests.support.api import token
 
 pytestmark = pytest.mark.slow
 
