@@ -3,6 +3,7 @@
 
     python3 dev.py serve     set up, migrate, seed a demo, and run the site
     python3 dev.py test      set up and run the checks and the whole test suite
+    python3 dev.py test --fast   the same without the tests marked slow (a few minutes)
 
 Both create ``.venv`` and install the project into it the first time (and
 again whenever pyproject.toml changes), so there is nothing to do beforehand.
@@ -30,12 +31,14 @@ POSTGRES_TEST_URL = "postgres://postgres@127.0.0.1:5432/test"
 # One test process per core (pytest-xdist), each with its own test database; a
 # file's tests stay in one process, so what a module sets up is set up once.
 PARALLEL = ("--numprocesses=auto", "--dist=loadfile")
+FAST = ("-m", "not slow")
 PG_PASS_SKIPS = (
     "engine",
     "browser",
     "clients",
     "i18n",
     "reliability/test_secret_crawler.py",
+    "reliability/test_secret_crawler_self_check.py",
     "test_benchmark_scripts.py",
     "test_dev_commands.py",
     "test_deploy.py",
@@ -83,6 +86,9 @@ def test(args: argparse.Namespace, extra: list[str]) -> None:
         run(BIN / "ruff", "format", "--check", ".")
         run(BIN / "mypy", ".")
     base_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL",)}
+    # --fast: everything but the tests marked slow (whole games in a browser, worker and
+    # server processes, the benchmark scripts, the longest crawls); every area keeps its quick tests.
+    extra = [*FAST, *extra] if args.fast else extra
     # The whole suite on SQLite, the embedded default ...
     run(PYTHON, "-m", "pytest", *PARALLEL, *extra, env=base_env)
     if args.postgres:
@@ -131,6 +137,7 @@ def main() -> None:
     t = commands.add_parser("test", help="lint, type-check and run the test suite")
     t.add_argument("--postgres", action="store_true", help="also run the database tests on PostgreSQL")
     t.add_argument("--no-lint", action="store_true", help="skip ruff and mypy")
+    t.add_argument("--fast", action="store_true", help='leave out the tests marked slow (pytest -m "not slow")')
     s = commands.add_parser("serve", help="set up and run the site, a worker and the scheduler")
     s.add_argument("--addr", default="127.0.0.1:8000", help="address:port for the web server")
     args, extra = parser.parse_known_args()

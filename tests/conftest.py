@@ -12,6 +12,8 @@ from accounts.models import User
 from accounts.services import create_api_token
 from games import services
 from games.models import Game
+from tests.factories import two_player_game
+from tests.support.mail import Inbox, smtp_server
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,14 +80,7 @@ def client_for() -> Callable[[User | None], APIClient]:
 @pytest.fixture
 def started_game(alice: User, bob: User) -> Game:
     """A two-player game between alice (seat 0, start player) and bob, dealt."""
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()  # the last seat taken: it started by itself
-    return game
+    return two_player_game(alice, bob)
 
 
 @pytest.fixture
@@ -128,3 +123,10 @@ def _fresh_cache() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    """A local SMTP server (aiosmtpd) on a free port: what it is sent, and its port."""
+    with smtp_server() as (inbox, port):
+        yield inbox, port

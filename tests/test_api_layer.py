@@ -24,8 +24,8 @@ from games.engine.messages import RULE_MESSAGES
 from manhattan_site import urls as site_urls
 from manhattan_site.api.codes import ErrorCode, all_codes, status_for
 from manhattan_site.api.urls import api_urlpatterns, app_url_modules
-from tests.games.test_api_index import codes_raised_in_product_code
 from tests.i18n.catalogues import LANGUAGES, po_file
+from tests.support.api import codes_raised_in_product_code
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = "tests.api_layer_app.apps.TeapotConfig"

@@ -19,6 +19,11 @@ from typing import Any
 
 import pytest
 
+from tests.support import redis as test_redis
+
+# slow: each runs a benchmark script in a process of its own (left out by `dev.py test --fast`)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 POSTGRES = "postgres://postgres@127.0.0.1:5432"
 
@@ -87,7 +92,7 @@ def test_move_cost_quick_json() -> None:
 @needs_postgres
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server to start")
 def test_emails_quick_json() -> None:
-    from tests.reliability.faultkit import PrivateRedis
+    from tests.support.faults import PrivateRedis
 
     with PrivateRedis() as redis:  # its own broker: the shared Redis's db 14 is flushed by a full run
         results = run_benchmark("emails", "--tasks", "50", "--redis-url", redis.url)
@@ -126,7 +131,7 @@ def redis_reachable(url: str) -> bool:
 def test_streams_quick_json() -> None:
     # Redis pub/sub on a channel of the run's own when there is a Redis; else the
     # in-process wake-ups and the database watcher (slower, still every event).
-    redis_url = "redis://127.0.0.1:6379/12"
+    redis_url = test_redis.url(test_redis.BENCHMARKS)
     results = run_benchmark("streams", "--redis-url", redis_url if redis_reachable(redis_url) else "")
 
     assert results["opened"] == results["streams"] == 100

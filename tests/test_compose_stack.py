@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,30 +25,25 @@ from django.db import connection
 
 from accounts.services import create_api_token
 from games.models import Game
-from tests.games.test_move_queries import _some_action
-from tests.notifications.test_worker_integration import smtp  # noqa: F401  (the SMTP sink fixture)
-from tests.streams.conftest import SseClient, end_other_sessions
-from tests.streams.test_two_processes import database_url_of_the_tests, free_port
+from tests.support import redis as test_redis
+from tests.support.api import some_action
+from tests.support.live_server import end_other_sessions
+from tests.support.processes import database_url_of_the_tests, free_port
+from tests.support.sse import SseClient
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-REDIS_URL = os.environ.get("COMPOSE_TEST_REDIS_URL", "redis://127.0.0.1:6379/7")
+REDIS_URL = os.environ.get("COMPOSE_TEST_REDIS_URL", test_redis.url(test_redis.COMPOSE_STACK))
 APP_SERVICES = ("web", "worker", "bots", "beat")
 METRICS_TOKEN = "compose-test-metrics-token"
-
-
-def redis_reachable() -> bool:
-    try:
-        return bool(redis.Redis.from_url(REDIS_URL, socket_timeout=1).ping())
-    except redis.RedisError:
-        return False
 
 
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not redis_reachable(), reason="no Redis on 127.0.0.1:6379"),
+    pytest.mark.skipif(not test_redis.reachable(REDIS_URL), reason="no Redis on 127.0.0.1:6379"),
 ]
 
 
@@ -151,7 +145,7 @@ class Stack:
 
 
 @pytest.fixture
-def stack(tmp_path: Path, smtp) -> Iterator[Stack]:  # noqa: F811
+def stack(tmp_path: Path, smtp) -> Iterator[Stack]:
     if connection.vendor != "postgresql":
         pytest.skip("the compose stack runs on PostgreSQL")
     redis.Redis.from_url(REDIS_URL).flushdb()
@@ -189,19 +183,20 @@ def webhook_receiver() -> Iterator[tuple[list[bytes], str]]:
 
 
 def wait_for(check, what: str, stack: Stack, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if check():
-                return
-        except httpx.TransportError:
-            pass
+    def done() -> bool:
         for name, process in stack.processes.items():
             assert process.poll() is None, f"{name} died:\n{stack.log(name)}"
-        assert time.monotonic() < deadline, f"{what} within {timeout} s:\n" + "\n".join(
-            f"--- {name}\n{stack.log(name)}" for name in APP_SERVICES
-        )
-        time.sleep(0.5)
+        try:
+            return bool(check())
+        except httpx.TransportError:
+            return False
+
+    wait_until(
+        done,
+        timeout=timeout,
+        interval=0.5,
+        message=lambda: f"{what}:\n" + "\n".join(f"--- {name}\n{stack.log(name)}" for name in APP_SERVICES),
+    )
 
 
 def test_the_compose_services_start_and_play_a_move_with_its_email(
@@ -209,7 +204,7 @@ def test_the_compose_services_start_and_play_a_move_with_its_email(
     started_game: Game,
     alice,
     bob,
-    smtp,  # noqa: F811
+    smtp,
     webhook_receiver,
     settings,
 ):
@@ -251,7 +246,7 @@ def test_the_compose_services_start_and_play_a_move_with_its_email(
             stream.next(timeout=30)
     legal = httpx.get(f"{url}/legal-actions", headers=headers, timeout=30)
     assert legal.status_code == 200, legal.text
-    body = {"action": _some_action(legal.json()), "expected_version": legal.json()["version"]}
+    body = {"action": some_action(legal.json()), "expected_version": legal.json()["version"]}
     moved = httpx.post(f"{url}/actions", json=body, headers=headers, timeout=30)
     assert moved.status_code == 200, moved.text
     assert moved.headers["X-Request-ID"] == "compose-move-1"
@@ -259,7 +254,7 @@ def test_the_compose_services_start_and_play_a_move_with_its_email(
     # alice selects for both her colours, then it is bob's turn: his email comes from the worker.
     legal = httpx.get(f"{url}/legal-actions", headers=headers, timeout=30).json()
     if legal.get("my_turn"):
-        body = {"action": _some_action(legal), "expected_version": legal["version"]}
+        body = {"action": some_action(legal), "expected_version": legal["version"]}
         assert httpx.post(f"{url}/actions", json=body, headers=headers, timeout=30).status_code == 200
     wait_for(lambda: any(m["To"] == bob.email for m in inbox.messages), "bob's turn email at the SMTP sink", stack)
     wait_for(lambda: any(b'"game.move"' in body for body in hooks), "bob's game.move webhook", stack)

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,8 +20,9 @@ import httpx
 import pytest
 from django.db import connection
 
-from tests.streams.conftest import end_other_sessions
-from tests.streams.test_two_processes import database_url_of_the_tests, free_port
+from tests.support.live_server import end_other_sessions
+from tests.support.processes import database_url_of_the_tests, free_port
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 POOL_SIZE = 4
@@ -65,15 +65,16 @@ def web_tier(transactional_db) -> Iterator[str]:
     command += ["-b", f"127.0.0.1:{port}", "-w", str(WEB_WORKERS), "--log-level", "warning"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
+
+    def answers() -> bool:
+        assert process.poll() is None, "gunicorn died"
         try:
             httpx.get(f"{url}/healthz", timeout=2)
-            break
         except httpx.TransportError:
-            assert process.poll() is None, "gunicorn died"
-            assert time.monotonic() < deadline, "gunicorn did not start"
-            time.sleep(0.2)
+            return False
+        return True
+
+    wait_until(answers, timeout=60, interval=0.2, message="gunicorn did not start")
     yield url
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=20)
@@ -89,7 +90,7 @@ def test_bursts_of_concurrent_requests_hold_at_most_the_pool_and_none_after_idle
         nonlocal most
         while not done.is_set():
             most = max(most, sessions_of_the_server())
-            time.sleep(0.02)
+            done.wait(0.02)  # a sample every 20 ms until the bursts are over
 
     def get(_: int) -> int:
         return httpx.get(f"{web_tier}/readyz", timeout=60).status_code
@@ -112,9 +113,10 @@ def test_bursts_of_concurrent_requests_hold_at_most_the_pool_and_none_after_idle
     # The requests really did overlap and reach the database.
     assert most >= 2, most
     assert most <= WEB_WORKERS * POOL_SIZE, most
+
     # Idle connections are closed (DB_POOL_MAX_IDLE=1 here, 60 s by default).
-    deadline = time.monotonic() + 10
-    while (left := sessions_of_the_server()) and time.monotonic() < deadline:
+    def none_left() -> bool:
         connection.close()
-        time.sleep(0.3)
-    assert left == 0
+        return sessions_of_the_server() == 0
+
+    wait_until(none_left, timeout=20, interval=0.3, message=lambda: f"{sessions_of_the_server()} sessions left")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import yaml
 
+from tests.support.processes import manage
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -28,20 +30,8 @@ def test_compose_file_parses_and_names_every_service():
     assert services["web"]["environment"]["REDIS_URL"].startswith("redis://")
 
 
-def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DJANGO_ENV", "SECRET_KEY")}
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env={**clean, "DJANGO_SETTINGS_MODULE": "manhattan_site.settings", **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 def test_production_settings_pass_check_deploy_with_no_warnings():
-    result = _manage(
+    result = manage(
         "check",
         "--deploy",
         "--fail-level",
@@ -56,7 +46,7 @@ def test_production_settings_pass_check_deploy_with_no_warnings():
 
 
 def test_production_refuses_to_start_without_the_inbound_webhook_secret():
-    result = _manage(
+    result = manage(
         "check",
         "--deploy",
         DJANGO_ENV="production",
@@ -70,13 +60,13 @@ def test_production_refuses_to_start_without_the_inbound_webhook_secret():
 
 
 def test_production_refuses_to_start_without_a_secret_key():
-    result = _manage("check", DJANGO_ENV="production", ALLOWED_HOSTS="manhattan.example.com")
+    result = manage("check", DJANGO_ENV="production", ALLOWED_HOSTS="manhattan.example.com")
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
 
 
 def test_openapi_schema_validates_without_warnings():
-    result = _manage("spectacular", "--validate", "--fail-on-warn", "--file", os.devnull)
+    result = manage("spectacular", "--validate", "--fail-on-warn", "--file", os.devnull)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

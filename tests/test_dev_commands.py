@@ -1,5 +1,6 @@
 """The development commands: ``serve --addr`` points the emails' links at that
-address; the browser test says how to get Chromium when it is missing."""
+address; the browser test says how to get Chromium when it is missing;
+``test --fast`` leaves out the slow tests."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def test_the_browser_tests_explain_a_missing_chromium(monkeypatch, tmp_path):
     """Without Chromium the browser tests are skipped with the install hint; under CI they fail."""
     import pytest
 
-    from tests.browser import chromium
+    from tests.support import browser as chromium
 
     monkeypatch.setattr(chromium, "CHROMIUM", str(tmp_path / "chromium"))
     monkeypatch.setenv("CI", "false")
@@ -50,7 +51,7 @@ def test_the_accessibility_test_says_how_to_get_axe_core(monkeypatch, tmp_path):
     """Without node_modules/axe-core the scan is skipped with the npm hint; under CI it fails."""
     import pytest
 
-    from tests.browser import chromium
+    from tests.support import browser as chromium
 
     monkeypatch.setattr(chromium, "AXE", tmp_path / "axe.min.js")
     monkeypatch.setenv("CI", "false")
@@ -73,3 +74,21 @@ def test_the_test_command_installs_axe_core_with_npm_or_says_npm_is_missing(monk
     dev.ensure_node_packages()
     assert "npm is missing" in capsys.readouterr().out
     assert len(ran) == 1
+
+
+def test_fast_leaves_out_the_slow_tests_on_both_databases_and_the_whole_suite_keeps_them(monkeypatch):
+    dev = load_dev()
+    ran: list[tuple[str, ...]] = []
+    monkeypatch.setattr(dev, "ensure_venv", lambda: None)
+    monkeypatch.setattr(dev, "ensure_node_packages", lambda: None)
+    monkeypatch.setattr(dev, "run", lambda *cmd, env=None: ran.append(tuple(map(str, cmd))))
+    dev.test(SimpleNamespace(fast=True, no_lint=True, postgres=True), ["-k", "r14"])
+    assert len(ran) == 2, ran  # SQLite, then PostgreSQL
+    for command in ran:
+        assert "not slow" in command, command
+        assert command[command.index("not slow") - 1] == "-m", command
+        assert command[-2:] == ("-k", "r14"), "the extra arguments still reach pytest"
+    ran.clear()
+    dev.test(SimpleNamespace(fast=False, no_lint=True, postgres=False), [])
+    assert len(ran) == 1
+    assert "not slow" not in ran[0], "the whole suite runs the slow tests too"

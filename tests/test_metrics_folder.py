@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from manhattan_site.metrics import forget_process, process_name
-from tests.scrape import value
+from tests.support.metrics import value
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNT = """

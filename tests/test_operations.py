@@ -14,7 +14,7 @@ from django.test import Client
 from games.models import Game
 from manhattan_site import heartbeats
 from manhattan_site.observability import JsonFormatter, RequestContextFilter
-from tests.games.test_move_queries import _some_action
+from tests.support.api import some_action
 
 pytestmark = pytest.mark.django_db
 
@@ -118,11 +118,11 @@ def test_metrics_count_moves_requests_and_games(client: Client, settings, starte
     url = f"/api/v1/games/{started_game.public_id}"
     legal = api.get(f"{url}/legal-actions").json()
     assert (
-        api.post(f"{url}/actions", {"action": _some_action(legal), "expected_version": 99}, format="json").status_code
+        api.post(f"{url}/actions", {"action": some_action(legal), "expected_version": 99}, format="json").status_code
         == 409
     )
     moved = api.post(
-        f"{url}/actions", {"action": _some_action(legal), "expected_version": legal["version"]}, format="json"
+        f"{url}/actions", {"action": some_action(legal), "expected_version": legal["version"]}, format="json"
     )
     assert moved.status_code == 200
     after = scrape()

@@ -2,7 +2,8 @@
 fragment of HTML that the page's step-through script puts under the review.
 
 Asked like the page itself: the visibility middleware answers the unknown game's 404 to
-whoever may not see the game, and a game without a finished review has no steps. Without
+whoever may not see the game; to a viewer, a game without a finished review (or a step it
+does not have) sends the game's page instead: the game is there, only the step is not. Without
 JavaScript the marked moves are links to the history (``?at=N``) instead.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -33,14 +34,14 @@ def review_step(request: HttpRequest, game_id: str) -> HttpResponse:
         raise Http404(_("There is no game with this id.")) from error
     review = review_of(game)
     if review is None or review.status != GameReview.Status.DONE:
-        raise Http404(_("This game has no review yet."))
+        return redirect("games:detail", game_id=game.public_id)
     user = request_user(request)
     seats = list(game.seats.all())
     moves = marked_moves(review.moves, vocabulary.seat_names(seats, user))
     raw = request.GET.get("move", "")
     number = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 4 else 0
     if not 1 <= number <= len(moves):
-        raise Http404(_("The review has no such marked move."))
+        return redirect("games:detail", game_id=game.public_id)
     move = moves[number - 1]
     state = store.state_of(game, upto=move["at"])
     assert state is not None  # a finished game has a log

@@ -23,20 +23,10 @@ from games.models import Game, Presence, Seat
 from notifications import outbox
 from notifications.models import Kind, Notification, Preference, TurnClock
 from ratings.models import Rating
-from tests.notifications.helpers import play_until
+from tests.factories import play_until, two_player_game
+from tests.support.api import signed_in
 
 pytestmark = pytest.mark.django_db
-
-
-def two_player_game(alice: User, bob: User) -> Game:
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()
-    return game
 
 
 @pytest.fixture
@@ -54,16 +44,8 @@ def history(alice: User, bob: User) -> dict[str, Any]:
     return {"finished": finished, "playing": playing, "token": create_api_token(user=alice, name="script").raw}
 
 
-def signed_in(user: User) -> APIClient:
-    client = APIClient(enforce_csrf_checks=False)
-    client.force_login(user)
-    return client
-
-
 def record_of(game: Game, reader: User) -> Any:
-    client = APIClient()
-    client.force_login(reader)
-    response = client.get(f"/api/v1/games/{game.public_id}/record")
+    response = signed_in(reader).get(f"/api/v1/games/{game.public_id}/record")
     assert response.status_code == 200, response.content
     return response.json()
 

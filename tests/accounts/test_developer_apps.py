@@ -14,7 +14,7 @@ from oauth2_provider.models import get_application_model
 
 from accounts import links
 from accounts.developer_apps import MAX_APPS
-from tests.accounts.test_oauth import bearer, device_token, fresh_session
+from tests.support.oauth import bearer, device_token, fresh_session
 
 pytestmark = pytest.mark.django_db
 Application = get_application_model()

@@ -13,18 +13,8 @@ from django.db import connection
 from django.test import Client
 from oauth2_provider.models import AccessToken
 
-from tests.accounts.test_oauth import (
-    DEVICE_GRANT,
-    REDIRECT,
-    bearer,
-    device_app,
-    form,
-    fresh_session,
-    pkce_pair,
-    web_app,
-)
+from tests.support.oauth import DEVICE_GRANT, REDIRECT, bearer, form, fresh_session, pkce_pair
 
-__all__ = ["device_app", "web_app"]  # fixtures, used by name
 pytestmark = pytest.mark.django_db
 
 

@@ -1,5 +1,5 @@
-"""What the browser tests share: ending the live server's database sessions
-once, after the last of them."""
+"""What the browser tests share: the browser, the live server, the stand-in
+worker, and ending the live server's database sessions once, after the last of them."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from tests.streams.conftest import AsgiServer, backend_pid, end_other_sessions
-
-from .chromium import browser, chromium, module_chromium  # noqa: F401 (the shared browser fixtures, for every test here)
+from tests.support.browser import browser, chromium, module_chromium  # noqa: F401 (the shared browser fixtures)
+from tests.support.live_server import AsgiServer, backend_pid, end_other_sessions
+from tests.support.pages import worker  # noqa: F401 (the stand-in Celery worker)
 
 
 @pytest.fixture(scope="session")

@@ -15,9 +15,8 @@ from django.db import connection
 from accounts.models import User
 from games import engine, services, store
 from games.models import Game
-from tests.ratings.test_ratings import resign
-
-from .chromium import DESKTOP, PHONE, axe_violations, chromium, describe, signed_in  # noqa: F401 (a fixture)
+from tests.factories import resign, two_player_game
+from tests.support.browser import DESKTOP, PHONE, axe_violations, chromium, describe, signed_in  # noqa: F401 (a fixture)
 
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 
@@ -72,11 +71,7 @@ def test_no_violation_on_any_page(connections_closed, live_server, chromium, vie
     services.create_game(
         creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
     )
-    finished = services.create_game(
-        creator=alice, name="Finished 1", options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )  # fmt: skip
-    services.join_game(game=finished, user=bob)
+    finished = two_player_game(alice, bob, name="Finished 1")
     resign(finished, bob)
     page = signed_in(chromium, live_server.url, alice, viewport, bypass_csp=True).new_page()
     found: dict[str, str] = {}

@@ -19,11 +19,10 @@ from django.db import connection
 from accounts.models import User
 from games import services
 from games.models import Game
+from tests.support.browser import DESKTOP, PHONE, chromium, signed_in  # noqa: F401 (a fixture)
+from tests.support.pages import build_by_touching, choose_a_card_and_a_lot, select_by_form
 
-from .chromium import DESKTOP, PHONE, chromium, signed_in  # noqa: F401 (a fixture)
-from .playing import build_by_touching, choose_a_card_and_a_lot, select_by_form
-
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
@@ -59,6 +58,7 @@ def let_the_bots_move(game: Game) -> None:
     raise AssertionError("the bots did not hand the turn back")
 
 
+@pytest.mark.slow  # a whole game by clicking: minutes
 def test_a_whole_game_built_by_touching_the_board(connections_closed, live_server, chromium):  # noqa: F811
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     game = bot_game(alice)

@@ -10,10 +10,9 @@ import pytest
 
 from accounts.models import User
 from notifications.models import DataExport
+from tests.support.browser import signed_in
 
-from .chromium import signed_in
-
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_download_then_close_from_the_preferences_page(

@@ -20,7 +20,7 @@ from games.models import Game
 from games.services import open_games
 from notifications import outbox
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = pytest.mark.django_db(transaction=True)
 # The sign-in link with where it leads afterwards (?next=).
 SIGN_IN_LINK = re.compile(r"https?://[^\s/]+/accounts/link/login/[^/\s]+/(\?next=[^\s]+)?")
 

@@ -14,9 +14,8 @@ from accounts.models import User
 from games import store
 from games.models import Game
 from games.services import lobby
-
-from .chromium import PHONE, signed_in
-from .playing import play_turn, wait_for, worker
+from tests.support.browser import PHONE, signed_in
+from tests.support.pages import play_turn, wait_for, worker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 __all__ = ["worker"]  # the fixture, used by name

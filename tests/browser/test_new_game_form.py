@@ -9,8 +9,7 @@ import pytest
 
 from accounts.models import User
 from games.models import Game
-
-from .chromium import signed_in
+from tests.support.browser import signed_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -19,9 +19,8 @@ from playwright.sync_api import Browser, Page
 from accounts.models import User
 from games import services as games
 from games.models import Game
-
-from .chromium import PHONE
-from .playing import play_turn, wait_for, worker
+from tests.support.browser import PHONE
+from tests.support.pages import play_turn, wait_for, worker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 __all__ = ["worker"]  # the fixture, used by name

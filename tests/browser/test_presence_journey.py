@@ -5,18 +5,24 @@ last one is closed, the next turn brings the email again."""
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
-from playwright.sync_api import Page
 
 from accounts.models import User
 from games.models import Game, Presence
+from tests.support.browser import signed_in
+from tests.support.pages import (
+    close_and_wait_until_gone,
+    deliver_pending,
+    move_by_api,
+    open_game,
+    select_by_form,
+    sent_turn_emails,
+    to_act,
+    wait_until_present,
+)
 
-from .live import deliver_pending, move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_until_present
-from .playing import select_by_form
-
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def back_to_alice(server, game: Game, alice: User, bob: User) -> None:
@@ -26,16 +32,6 @@ def back_to_alice(server, game: Game, alice: User, bob: User) -> None:
     while to_act(game) == bob:
         move_by_api(server, game, bob)
     deliver_pending()  # as the worker does on commit of each move
-
-
-def close_and_wait_until_gone(page: Page, user: User) -> None:
-    page_id = page.evaluate("document.getElementById('live-script').dataset.presencePage")
-    page.close()
-    for _ in range(100):
-        if not Presence.objects.filter(user=user, page=page_id).exists():
-            return
-        time.sleep(0.05)  # the page is gone: its "I left" is on its way to the server
-    raise AssertionError("the closed page never said it left")
 
 
 def test_presence_follows_reloads_second_tabs_and_closing(server, browser, started_game: Game, alice: User, bob: User):

@@ -18,8 +18,7 @@ from accounts.models import User
 from games import engine, services, store
 from games.models import Game, GameReview
 from games.tasks import review_finished_game
-
-from .chromium import DESKTOP, PHONE, axe_violations, describe, signed_in
+from tests.support.browser import DESKTOP, PHONE, axe_violations, describe, signed_in
 
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 

@@ -12,18 +12,18 @@ import pytest
 from accounts.models import User
 from games import store
 from games.models import Game
-
-from .live import (
+from tests.support.browser import signed_in
+from tests.support.pages import (
+    build_by_touching,
     click_to_build_is_ready,
     deliver_pending,
     open_game,
+    select_by_form,
     sent_turn_emails,
-    signed_in,
     to_act,
     wait_for_version,
     wait_until_present,
 )
-from .playing import build_by_touching, select_by_form
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

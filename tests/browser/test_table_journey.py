@@ -16,28 +16,31 @@ import time
 
 import pytest
 from django.utils import timezone
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
 from accounts.models import User
 from games import services, store
-from games.models import Game, Presence
+from games.models import Game
 from notifications.models import Kind, Notification, TurnClock
 from notifications.reminders import send_due_reminders
-
-from .chromium import DESKTOP, PHONE
-from .live import (
+from tests.support.browser import DESKTOP, PHONE, signed_in
+from tests.support.pages import (
+    Worker,
+    build_by_touching,
+    choose_a_card_and_a_lot,
     click_to_build_is_ready,
+    close_and_wait_until_gone,
     deliver_pending,
     open_game,
-    signed_in,
+    select_by_clicking,
     wait_for_version,
     wait_until_present,
 )
-from .playing import Worker, build_by_touching, choose_a_card_and_a_lot, select_by_clicking, worker
+from tests.support.waiting import PAGE_TIMEOUT_MS, wait_until
+
 from .screenshots import take
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-__all__ = ["worker"]  # the fixture, used by name
 BOB_LEAVES_IN_ROUND = 3  # of four (R7)  # and comes back at his next turn, brought by its email
 
 
@@ -51,12 +54,12 @@ def person_to_act(game: Game, people: dict[int, User]) -> User | None:
 
 
 def until_a_person_is_to_act(game: Game, people: dict[int, User], worker: Worker) -> User | None:
-    deadline = time.monotonic() + 30
-    while (person := person_to_act(game, people)) is None and game.status == Game.Status.ACTIVE:
+    def handed_on() -> bool:
         assert worker.failure is None, worker.failure
-        assert time.monotonic() < deadline, "the bots did not hand the turn on"
-        worker.stop.wait(0.05)  # the bots are thinking; polled, with a deadline
-    return person
+        return person_to_act(game, people) is not None or game.status != Game.Status.ACTIVE
+
+    wait_until(handed_on, message="the bots did not hand the turn on")  # they are thinking
+    return person_to_act(game, people)
 
 
 def remind_now(game: Game) -> None:
@@ -68,15 +71,6 @@ def remind_now(game: Game) -> None:
 
 def sent(game: Game, user: User, kind: str) -> int:
     return Notification.objects.filter(game=game, user=user, kind=kind, status=Notification.Status.SENT).count()
-
-
-def close_and_wait_until_gone(page: Page, user: User) -> None:
-    page_id = page.evaluate("document.getElementById('live-script').dataset.presencePage")
-    page.close()
-    deadline = time.monotonic() + 10
-    while Presence.objects.filter(user=user, page=page_id).exists():
-        assert time.monotonic() < deadline, "the closed page never said it left"
-        time.sleep(0.05)  # polled: the page's "I left" is on its way
 
 
 def test_two_people_and_two_bots_play_a_whole_game_by_clicking_with_their_pages_open(
@@ -105,7 +99,7 @@ def test_two_people_and_two_bots_play_a_whole_game_by_clicking_with_their_pages_
         pages[bob.pk].get_by_test_id("join-button").click()
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
-    pages[alice.pk].get_by_test_id("board").wait_for(timeout=10_000)
+    pages[alice.pk].get_by_test_id("board").wait_for(timeout=PAGE_TIMEOUT_MS)
     assert pages[alice.pk].evaluate("window.notReloaded === true")
     pages[bob.pk].evaluate("window.notReloaded = true")
     wait_until_present(pages[bob.pk], bob)
@@ -114,7 +108,7 @@ def test_two_people_and_two_bots_play_a_whole_game_by_clicking_with_their_pages_
     pages[bob.pk].get_by_test_id("talk-text").fill("Good luck, Alice!")
     with pages[bob.pk].expect_navigation():
         pages[bob.pk].get_by_test_id("talk-text").press("Enter")
-    pages[alice.pk].get_by_test_id("talk-messages").get_by_text("Good luck, Alice!").wait_for(timeout=10_000)
+    pages[alice.pk].get_by_test_id("talk-messages").get_by_text("Good luck, Alice!").wait_for(timeout=PAGE_TIMEOUT_MS)
     pages[bob.pk].evaluate("window.notReloaded = true")
     wait_until_present(pages[bob.pk], bob)
 
@@ -144,7 +138,7 @@ def test_two_people_and_two_bots_play_a_whole_game_by_clicking_with_their_pages_
         assert page is not None
         for pk, open_page in pages.items():
             if pk != bob.pk or not bob_away:
-                wait_for_version(open_page, game.version, timeout=15_000)  # the moves arrived...
+                wait_for_version(open_page, game.version)  # the moves arrived...
                 assert open_page.evaluate("window.notReloaded === true"), "...live, not by a reload"
         for pk, user in people.items():
             if pk == alice.pk or not bob_left:

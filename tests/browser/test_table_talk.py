@@ -16,10 +16,17 @@ from django.conf import settings
 from games.talk.models import TableMessage
 from notifications import emails
 from notifications.models import Kind
-from tests.browser.live import move_by_api, open_game, signed_in, to_act, wait_for_version
-from tests.browser.playing import choose_a_card_and_a_lot, select_by_form
-from tests.notifications.helpers import latest
-from tests.notifications.test_replies import QUOTED, basic_auth
+from tests.support.browser import signed_in
+from tests.support.mail import QUOTED, basic_auth, latest
+from tests.support.pages import (
+    choose_a_card_and_a_lot,
+    move_by_api,
+    open_game,
+    select_by_form,
+    to_act,
+    wait_for_version,
+)
+from tests.support.waiting import PAGE_TIMEOUT_MS
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 WEBHOOK = "/inbound/sendgrid/inbound/"
@@ -43,9 +50,9 @@ def test_a_message_round_trip_by_page_and_by_email_reply(server, browser, starte
     with bobs.expect_navigation():
         bobs.get_by_test_id("talk-text").press("Enter")  # Enter sends
     said = alices.get_by_test_id("talk-messages").get_by_text("Good luck, Alice! <b>no markup</b>")
-    said.wait_for(timeout=5000)  # on alice's page by itself
+    said.wait_for(timeout=PAGE_TIMEOUT_MS)  # on alice's page by itself
     assert alices.evaluate("window.notReloaded") is True
-    bobs.get_by_test_id("talk-messages").get_by_text("Good luck, Alice!", exact=False).wait_for(timeout=5000)
+    bobs.get_by_test_id("talk-messages").get_by_text("Good luck, Alice!", exact=False).wait_for(timeout=PAGE_TIMEOUT_MS)
     bobs.evaluate("window.notReloaded = true")  # his own post reloaded his page; from here it must not
     # Beside the board on a desktop; the time in the reader's language, as a person writes it.
     board, talk = bobs.get_by_test_id("board").bounding_box(), bobs.get_by_test_id("talk").bounding_box()
@@ -66,7 +73,7 @@ def test_a_message_round_trip_by_page_and_by_email_reply(server, browser, starte
         headers={"Authorization": basic_auth(settings.ANYMAIL["WEBHOOK_SECRET"])},
     )
     assert response.status_code == 200, response.text
-    bobs.get_by_test_id("talk-messages").get_by_text("Back tonight.").wait_for(timeout=5000)
+    bobs.get_by_test_id("talk-messages").get_by_text("Back tonight.").wait_for(timeout=PAGE_TIMEOUT_MS)
     assert bobs.evaluate("window.notReloaded") is True
     assert [m.via for m in TableMessage.objects.order_by("id")] == ["web", "email"]
 
@@ -95,12 +102,12 @@ def test_a_half_typed_message_survives_the_live_refresh(server, browser, started
     bobs.get_by_test_id("talk-text").fill("Thanks!")
     with bobs.expect_navigation():
         bobs.get_by_test_id("talk-text").press("Enter")
-    alices.get_by_test_id("talk-messages").get_by_text("Thanks!").wait_for(timeout=5000)  # a talk refresh
+    alices.get_by_test_id("talk-messages").get_by_text("Thanks!").wait_for(timeout=PAGE_TIMEOUT_MS)  # a talk refresh
     assert talk.input_value() == "Nice play, but the tower"
     assert alices.evaluate("document.activeElement.id") == "talk-text"
     with alices.expect_navigation():
         talk.press("Enter")  # and it is sent as written
-    alices.get_by_test_id("talk-messages").get_by_text("Nice play, but the tower").wait_for(timeout=5000)
+    alices.get_by_test_id("talk-messages").get_by_text("Nice play, but the tower").wait_for(timeout=PAGE_TIMEOUT_MS)
     assert talk.input_value() == "", "a sent message is no draft any more"
 
 

@@ -12,11 +12,12 @@ import pytest
 from accounts.models import User
 from games import engine, store
 from games.services import open_games
-from tests.web.conftest import select_all
+from tests.factories import select_all
+from tests.support import pages
+from tests.support.browser import signed_in
+from tests.support.waiting import PAGE_TIMEOUT_MS
 
-from . import live
-
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_stranger_watches_a_public_game_live(
@@ -60,15 +61,17 @@ def test_a_stranger_watches_a_public_game_live(
 def test_a_signed_in_spectator_follows_the_game_s_stream(server, chromium, started_game, stranger) -> None:
     started_game.public = True
     started_game.save(update_fields=["public"])
-    page = live.signed_in(chromium, server, stranger).new_page()
+    page = signed_in(chromium, server, stranger).new_page()
     streams: list[str] = []
     page.on("request", lambda request: streams.append(request.url) if "/stream" in request.url else None)
     page.goto(f"{server.url}/games/{started_game.public_id}/watch/")
     page.evaluate("window.notReloaded = true")
     for _ in range(3):
-        version = live.move_by_api(server, started_game, live.to_act(started_game))
+        version = pages.move_by_api(server, started_game, pages.to_act(started_game))
         page.wait_for_function(
-            "v => document.getElementById('live-script').dataset.version === String(v)", arg=version, timeout=5000
+            "v => document.getElementById('live-script').dataset.version === String(v)",
+            arg=version,
+            timeout=PAGE_TIMEOUT_MS,
         )
         assert f"Event {version} of {version}" in page.get_by_test_id("replay-position").inner_text()
     assert page.evaluate("window.notReloaded") is True

@@ -4,7 +4,6 @@ clients that play whole games over HTTP."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +13,8 @@ from django.db import OperationalError, connections
 
 from games import tasks
 from games.services import play
-from tests.streams.conftest import AsgiServer, end_other_sessions
+from tests.support.live_server import AsgiServer, end_other_sessions
+from tests.support.waiting import wait_until
 
 
 def bots_move_soon(game_id: str) -> None:
@@ -24,18 +24,21 @@ def bots_move_soon(game_id: str) -> None:
     def work() -> None:
         # On SQLite a busy moment answers "database is locked"; the worker's bot
         # sweep would try again a minute later, and so does this, at once.
+
+        def played() -> bool:
+            try:
+                play.play_bot_turns(game_id=game_id)
+            except OperationalError:
+                connections.close_all()
+                return False
+            return True
+
         try:
-            for _ in range(50):
-                try:
-                    play.play_bot_turns(game_id=game_id)
-                    return
-                except OperationalError:
-                    connections.close_all()
-                    time.sleep(0.2)
+            wait_until(played, timeout=10, interval=0.2, message="the bot's turn stayed locked out")
         finally:
             connections.close_all()
 
-    threading.Timer(0.05, work).start()
+    threading.Timer(0.05, work).start()  # "a moment after": the delay is the behaviour, not a wait
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from oauth2_provider.models import get_application_model
 from accounts.models import User
 from games.models import Game
 from tests.clients.conftest import bots_move_soon
-from tests.streams.conftest import end_other_sessions
+from tests.support.live_server import end_other_sessions
 
 pytestmark = pytest.mark.slow
 SCRIPT = Path(settings.BASE_DIR) / "examples" / "bot_client.py"
@@ -41,7 +41,8 @@ class Program:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.output: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -68,7 +69,7 @@ class Program:
             self.process.kill()
             self.process.wait()
             self.output.append(f"\n[killed after {timeout} s]")
-        time.sleep(0.2)  # the reader thread takes the last lines
+        self.reader.join(timeout=10)  # the reader thread takes the last lines: it ends with the output
         while not self.lines.empty():
             self.output.insert(-1 if self.process.returncode < 0 else len(self.output), self.lines.get())
         return "".join(self.output)

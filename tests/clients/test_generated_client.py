@@ -18,6 +18,7 @@ import pytest
 
 from accounts.models import User
 from accounts.services import create_api_token
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 PACKAGE = "manhattan_client"
@@ -81,17 +82,19 @@ def test_a_generated_client_plays_a_whole_game_against_the_greedy_bot(game_serve
     game_id = str(created.id)
     assert created.status == models.StatusEnum.ACTIVE  # every seat taken: dealt as it was created
 
+    def my_turn_or_over() -> Any:
+        game = game_get.sync(game_id, client=client)
+        assert isinstance(game, models.Game), game
+        return game if game.my_turn or game.status == models.StatusEnum.FINISHED else None
+
     moves = 0
     deadline = time.monotonic() + 240
     while True:
-        game = game_get.sync(game_id, client=client)
-        assert isinstance(game, models.Game), game
+        # The bot's move is being stored: until it is my turn again (or the game is over).
+        game = wait_until(my_turn_or_over, timeout=30, message=f"the bot never answered ({moves} moves)")
         if game.status == models.StatusEnum.FINISHED:
             break
         assert time.monotonic() < deadline, f"the game did not finish ({moves} moves)"
-        if not game.my_turn:
-            time.sleep(0.05)  # the bot's move is being stored
-            continue
         legal = legal_actions.sync(game_id, client=client)
         assert isinstance(legal, models.LegalActions), legal
         request = models.ActionRequestRequest.from_dict({"action": choose(legal), "expected_version": legal.version})

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from accounts.models import User
 from accounts.services import create_api_token
-
-pytestmark = pytest.mark.slow
 
 
 def open_stream(url: str, token: str) -> httpx.Response:

@@ -20,8 +20,9 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from games.engine import advance, commands
+from games.engine import advance, commands, create_game, player_view
 from games.engine.actions import Action, PlacePiece, SelectPieces
+from games.engine.bots import greedy_bot
 from games.engine.constants import BOARD_LOTS, CITIES, LOTS_PER_CITY, PIECES_PER_SIZE
 from games.engine.errors import RuleError
 from games.engine.events import Event, initial_state
@@ -282,6 +283,30 @@ def card_total(state: GameState) -> int:
 
 def storeys_on_board(state: GameState) -> int:
     return sum(b.height for b in state.board if b is not None)
+
+
+def position(players: int, moves: int, seed: int = 3) -> GameState:
+    """A game of ``players`` after ``moves`` greedy actions."""
+    rng = random.Random(seed)
+    state = initial_state(create_game(GameOptions(players=players), rng))
+    bot_rng = random.Random(seed + 1)
+    for _ in range(moves):
+        seat = state.to_act
+        state, _ = commands.execute(state, seat, greedy_bot(player_view(state, seat), bot_rng), rng)
+    return state
+
+
+def with_hidden_cards_dealt_again(state: GameState, seat: int, seed: int) -> GameState:
+    """The same position but for the cards ``seat`` cannot see: the other hands and the draw pile."""
+    other = state.copy()
+    others = [p for p in range(state.players) if p != seat]
+    hidden = [c for p in others for c in other.hands[p]] + other.draw_pile
+    random.Random(seed).shuffle(hidden)
+    for p in others:
+        size = len(other.hands[p])
+        other.hands[p], hidden = hidden[:size], hidden[size:]
+    other.draw_pile = hidden
+    return other
 
 
 def points_after(board: Board, index: int, colour: int, size: int) -> list[int]:

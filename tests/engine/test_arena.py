@@ -21,7 +21,7 @@ from games.engine.arena import (
     rotations,
     wilson,
 )
-from tests.engine.test_simulator_and_records import run_cli
+from tests.support.processes import engine_cli
 
 
 def test_wilson_interval_matches_the_textbook_values():
@@ -94,13 +94,13 @@ def test_greedy_beats_random_heads_up():
 
 def test_cli_arena_with_the_strong_bot_is_deterministic_for_an_iteration_budget():
     args = ("arena", "--players", "2", "--bots", "strong,greedy", "--games", "2", "--iterations", "4", "--seed", "c")
-    first = run_cli(*args, "--no-progress")
+    first = engine_cli(*args, "--no-progress")
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
     assert lines[0] == "arena: 2 players, seats strong,greedy, search budget 4 iterations a decision, seed c"
     assert [line.split()[0] for line in lines[1:]] == ["bot", "strong", "greedy"]
     assert all(line.split()[1] == "2" for line in lines[2:]), "each bot held one seat in each of two games"
-    again = run_cli(*args)
+    again = engine_cli(*args)
     assert again.stdout == first.stdout
     assert "2/2 games" in again.stderr, "progress goes to stderr, not into the table"
 
@@ -112,7 +112,7 @@ def test_a_match_in_several_processes_plays_the_same_games():
         kind: (s.seats, s.points, s.totals) for kind, s in one.items()
     }
     args = ("arena", "--players", "2", "--bots", "strong,greedy", "--games", "4", "--iterations", "3", "--no-progress")
-    assert run_cli(*args, "--jobs", "2").stdout == run_cli(*args).stdout
+    assert engine_cli(*args, "--jobs", "2").stdout == engine_cli(*args).stdout
 
 
 @pytest.mark.parametrize(
@@ -141,7 +141,7 @@ def test_a_match_in_several_processes_plays_the_same_games():
     ],
 )
 def test_cli_arena_bad_arguments_fail_cleanly(args):
-    result = run_cli("arena", *args)
+    result = engine_cli("arena", *args)
     assert result.returncode != 0
     assert result.stdout == ""
     assert result.stderr.strip()
@@ -149,7 +149,7 @@ def test_cli_arena_bad_arguments_fail_cleanly(args):
 
 
 def test_cli_arena_without_a_search_bot_names_no_budget():
-    result = run_cli("arena", "--players", "4", "--bots", "random,greedy", "--games", "4", "--no-progress")
+    result = engine_cli("arena", "--players", "4", "--bots", "random,greedy", "--games", "4", "--no-progress")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "arena: 4 players, seats random,greedy,greedy,greedy, seed arena"
@@ -174,10 +174,10 @@ def test_a_stopped_match_resumes_from_its_saved_games(tmp_path):
 def test_cli_arena_saves_each_game_and_resumes_with_an_estimate_of_the_time_left(tmp_path):
     save = tmp_path / "match.jsonl"
     args = ("arena", "--players", "2", "--bots", "easy,greedy", "--games", "4", "--seed", "r", "--save", str(save))
-    first = run_cli(*args)
+    first = engine_cli(*args)
     assert first.returncode == 0, first.stderr
     assert len(save.read_text().splitlines()) == 4
     assert "4/4 games" in first.stderr
-    again = run_cli(*args)
+    again = engine_cli(*args)
     assert again.stdout == first.stdout  # the same table, from the file, with no game played again
     assert len(save.read_text().splitlines()) == 4

@@ -24,31 +24,7 @@ from games.engine import (
 from games.engine.bots import BOTS, bot_for, greedy_bot, strong_bot_with
 from games.engine.determinize import HiddenCards, sample_state
 from games.engine.search import Budget, selection_choices
-from games.engine.state import GameState
-
-
-def position(players: int, moves: int, seed: int = 3) -> GameState:
-    """A game of ``players`` after ``moves`` greedy actions."""
-    rng = random.Random(seed)
-    state = initial_state(create_game(GameOptions(players=players), rng))
-    bot_rng = random.Random(seed + 1)
-    for _ in range(moves):
-        seat = state.to_act
-        state, _ = execute(state, seat, greedy_bot(player_view(state, seat), bot_rng), rng)
-    return state
-
-
-def with_hidden_cards_dealt_again(state: GameState, seat: int, seed: int) -> GameState:
-    """The same position but for the cards ``seat`` cannot see: the other hands and the draw pile."""
-    other = state.copy()
-    others = [p for p in range(state.players) if p != seat]
-    hidden = [c for p in others for c in other.hands[p]] + other.draw_pile
-    random.Random(seed).shuffle(hidden)
-    for p in others:
-        size = len(other.hands[p])
-        other.hands[p], hidden = hidden[:size], hidden[size:]
-    other.draw_pile = hidden
-    return other
+from tests.engine.factories import position, with_hidden_cards_dealt_again
 
 
 @pytest.mark.parametrize(("players", "moves"), [(2, 20), (4, 30), (3, 0)])

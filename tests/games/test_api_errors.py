@@ -14,49 +14,10 @@ from accounts.models import User
 from games import services
 from games.engine.rotation import CARD_TO_LOT
 from games.models import Game, GameEvent
+from tests.factories import two_player_game
+from tests.support.api import API, LogWatch, actions_url, assert_problem, post_action
 
 pytestmark = pytest.mark.django_db
-
-API = "/api/v1"
-PROBLEM = "application/problem+json"
-
-
-def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, (response.status_code, response.content[:500])
-    assert response["Content-Type"] == PROBLEM, response["Content-Type"]
-    body = response.json()
-    assert body["status"] == status
-    assert body["code"] == code
-    assert body["type"] == f"/api/v1/problems/{code}"
-    assert isinstance(body["title"], str)
-    assert body["title"]
-    assert isinstance(body["detail"], str)
-    assert body["detail"]
-    return dict(body)
-
-
-class LogWatch:
-    """Asserts that a game's log (and its version) did not change."""
-
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        self.count = GameEvent.objects.filter(game=game).count()
-        self.version = Game.objects.get(pk=game.pk).version
-
-    def assert_unchanged(self) -> None:
-        assert GameEvent.objects.filter(game=self.game).count() == self.count
-        assert Game.objects.get(pk=self.game.pk).version == self.version
-
-
-def actions_url(game: Game) -> str:
-    return f"{API}/games/{game.public_id}/actions"
-
-
-def post_action(client: APIClient, game: Game, action: Any, version: int | None = None, **headers: Any) -> Any:
-    body: dict[str, Any] = {"action": action}
-    if version is not None:
-        body["expected_version"] = version
-    return client.post(actions_url(game), body, format="json", **headers)
 
 
 def play_selections(clients: dict[int, APIClient], game: Game, big_for: int = 0) -> None:
@@ -80,14 +41,7 @@ def play_selections(clients: dict[int, APIClient], game: Game, big_for: int = 0)
 
 
 def start_two_player_game(alice: User, bob: User) -> Game:
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()  # the last seat taken: it started by itself
-    return game
+    return two_player_game(alice, bob)
 
 
 def created_payload(game: Game) -> dict[str, Any]:

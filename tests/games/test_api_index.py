@@ -3,33 +3,16 @@ are, and every problem ``type`` a response can carry resolves to a description."
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from rest_framework.test import APIClient
 
 from games.engine.messages import RULE_MESSAGES
+from tests.support.api import codes_raised_in_product_code
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
-# How product code names a problem's code: a service error, a DRF error's own
-# code, or a problem body written out.
-RAISED = (
-    re.compile(r'(?:Game|Problem)Error\(\s*"([a-z_]+)"'),
-    re.compile(r'\bcode="([a-z_]+)"'),
-    re.compile(r'(?:problem(?:_response)?|InputRefused)\(\s*\d+,\s*"([a-z_]+)"'),
-)
-
-
-def codes_raised_in_product_code() -> set[str]:
-    codes: set[str] = set()
-    for app in ("games", "accounts", "notifications", "ratings", "webhooks", "streams", "manhattan_site"):
-        for source in (ROOT / app).rglob("*.py"):
-            text = source.read_text()
-            for pattern in RAISED:
-                codes.update(pattern.findall(text))
-    return codes
 
 
 def test_the_index_links_to_what_a_client_starts_from():

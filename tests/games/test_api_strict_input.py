@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games import services
-from tests.games.test_api_errors import API, LogWatch, actions_url, assert_problem, post_action
+from tests.support.api import API, LogWatch, actions_url, assert_problem, post_action
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from games import services
 from games.models import Game, GameEvent
-from tests.concurrent import race
+from tests.support.concurrency import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

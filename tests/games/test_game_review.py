@@ -12,11 +12,12 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import engine, services, store
+from games import services
 from games.models import Game, GameReview
 from games.services.review import run_review
 from games.signals import review_ready
 from games.tasks import review_finished_game, sweep_reviews
+from tests.factories import play_to_end, two_player_bot_game
 
 API = "/api/v1"
 pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.usefixtures("_small_budget")]
@@ -26,30 +27,6 @@ pytestmark = [pytest.mark.django_db(transaction=False), pytest.mark.usefixtures(
 def _small_budget(settings: Any) -> None:
     settings.GAME_REVIEW_ITERATIONS = 2
     settings.GAME_REVIEW = "all"
-
-
-def two_player_bot_game(alice: User) -> Game:
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("bot", bot="greedy")],
-    )
-    game.refresh_from_db()
-    return game
-
-
-def play_to_end(game: Game, alice: User) -> None:
-    """Alice plays her first legal move each turn, the bot its own, to the end."""
-    for _ in range(500):
-        services.play_bot_turns(game_id=game.public_id)
-        game.refresh_from_db()
-        if game.status == Game.Status.FINISHED:
-            return
-        state = store.state_of(game)
-        assert state is not None
-        action = engine.enumerate_actions(engine.player_view(state, 0))[0]
-        services.submit_action(game_id=game.public_id, user=alice, action=action, expected_version=game.version)
-    raise AssertionError("the game did not finish")
 
 
 @pytest.fixture

@@ -13,8 +13,7 @@ from django.urls import reverse
 from accounts.models import User
 from games.models import Game, GameReview
 from games.tasks import review_finished_game
-
-from .test_game_review import play_to_end, two_player_bot_game
+from tests.factories import play_to_end, two_player_bot_game
 
 pytestmark = pytest.mark.django_db
 

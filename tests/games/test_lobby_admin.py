@@ -8,7 +8,7 @@ from django.test import Client
 
 from games.models import Game
 from games.services import open_games
-from tests.ratings.test_ratings import resign, two_player_game
+from tests.factories import resign, two_player_game
 
 pytestmark = pytest.mark.django_db
 

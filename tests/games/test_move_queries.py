@@ -16,16 +16,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from games import store
 from games.models import Game
-
-
-def _some_action(legal: dict[str, Any]) -> dict[str, Any]:
-    if legal.get("selection"):
-        reserve = legal["selection"]["reserve"]
-        pool = [int(size) for size, n in reserve.items() for _ in range(n)]
-        return {"type": "select", "pieces": sorted(pool[: legal["selection"]["count"]])}
-    placement = legal["placements"][0]
-    option = {key: value for key, value in placement["options"][0].items() if key != "lot"}  # the card says the lot
-    return {"type": "place", "card": placement["card"], **option}
+from tests.support.api import some_action
 
 
 def _tables(queries: list[dict[str, Any]]) -> list[str]:
@@ -50,7 +41,7 @@ def _move(client: APIClient, game: Game) -> tuple[list[str], list[str]]:
     with CaptureQueriesContext(connection) as read:
         legal = client.get(f"{url}/legal-actions")
     assert legal.status_code == 200
-    body = {"action": _some_action(legal.json()), "expected_version": legal.json()["version"]}
+    body = {"action": some_action(legal.json()), "expected_version": legal.json()["version"]}
     with CaptureQueriesContext(connection) as move:
         response = client.post(f"{url}/actions", body, format="json")
     assert response.status_code == 200, response.content
@@ -130,7 +121,7 @@ def test_seats_and_events_are_never_joined_to_their_game_to_be_sorted(
     with CaptureQueriesContext(connection) as queries:
         legal = client.get(f"{url}/legal-actions").json()
         client.post(
-            f"{url}/actions", {"action": _some_action(legal), "expected_version": legal["version"]}, format="json"
+            f"{url}/actions", {"action": some_action(legal), "expected_version": legal["version"]}, format="json"
         )
         client.get(f"{url}/events")
     for query in queries.captured_queries:
@@ -151,7 +142,7 @@ def test_an_idempotency_key_adds_its_receipt_and_the_answer_is_built_after_the_c
     url = f"/api/v1/games/{started_game.public_id}"
     with django_capture_on_commit_callbacks(execute=True):
         legal = client.get(f"{url}/legal-actions").json()
-    body = {"action": _some_action(legal), "expected_version": legal["version"]}
+    body = {"action": some_action(legal), "expected_version": legal["version"]}
     with django_capture_on_commit_callbacks(execute=True), CaptureQueriesContext(connection) as move:
         response = client.post(f"{url}/actions", body, format="json", HTTP_IDEMPOTENCY_KEY="once")
     assert response.status_code == 200, response.content

@@ -12,7 +12,7 @@ from games import services, store
 from games.models import Game
 from games.services import open_games
 from games.tasks import fill_open_games_with_bots
-from tests.ratings.test_ratings import resign, two_player_game
+from tests.factories import resign, two_player_game
 
 pytestmark = pytest.mark.django_db
 

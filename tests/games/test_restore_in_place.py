@@ -15,7 +15,7 @@ from django.db import connection
 from accounts.models import User
 from games import engine, store
 from games.models import Game, GameEvent
-from tests.notifications.helpers import act
+from tests.factories import act
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

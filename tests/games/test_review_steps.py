@@ -15,8 +15,7 @@ from accounts.models import User
 from games.engine.rotation import CARD_TO_LOT
 from games.models import Game, GameReview
 from games.tasks import review_finished_game
-
-from .test_game_review import play_to_end, two_player_bot_game
+from tests.factories import play_to_end, two_player_bot_game
 
 pytestmark = pytest.mark.django_db
 
@@ -79,8 +78,18 @@ def test_a_selection_marks_nothing_on_the_board(reviewed_game: Game, alice: User
 
 
 @pytest.mark.parametrize("move", ["0", "3", "x", "-1", "99999"])
-def test_a_move_the_review_did_not_mark_is_not_found(reviewed_game: Game, alice: User, move: str) -> None:
-    assert step(client_of(alice), reviewed_game, move).status_code == 404
+def test_a_move_the_review_did_not_mark_sends_the_game_s_page(reviewed_game: Game, alice: User, move: str) -> None:
+    """The game is there, only the step is not: a viewer is not told "not found"."""
+    response = step(client_of(alice), reviewed_game, move)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("games:detail", args=[reviewed_game.public_id])
+
+
+def test_a_game_without_a_review_sends_the_game_s_page(reviewed_game: Game, alice: User) -> None:
+    GameReview.objects.filter(game=reviewed_game).delete()
+    response = step(client_of(alice), reviewed_game, 1)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("games:detail", args=[reviewed_game.public_id])
 
 
 def test_someone_who_may_not_see_the_game_gets_the_unknown_games_answer(reviewed_game: Game, stranger: User) -> None:

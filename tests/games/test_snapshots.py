@@ -17,7 +17,7 @@ from accounts.models import User
 from games import engine, services, store
 from games.errors import GameError
 from games.models import Game, GameEvent
-from tests.notifications.helpers import greedy_move, play_until
+from tests.factories import greedy_move, play_until
 
 pytestmark = pytest.mark.django_db
 

@@ -26,6 +26,7 @@ def test_bot_turns_have_a_queue_of_their_own() -> None:
     assert app.amqp.router.route({}, "notifications.tasks.deliver_notifications")["queue"].name == "celery"
 
 
+@pytest.mark.slow  # a whole game against searching bots
 def test_a_game_against_strong_bots_from_the_web_page(client: Client, alice: User, monkeypatch: Any) -> None:
     """Created from the form, named by their level, and a careless human loses."""
     monkeypatch.setattr(lobby, "secrets", SimpleNamespace(token_hex=lambda _n: "a fixed deal for this test"))

@@ -11,8 +11,9 @@ from accounts.models import User
 from games.models import Game
 from notifications import emails
 from notifications.models import Kind
+from tests.factories import placement_turn_of
 from tests.i18n.catalogues import LANGUAGES, po_file
-from tests.notifications.helpers import headline, latest, parts, placement_turn_of
+from tests.support.mail import headline, latest, parts
 
 pytestmark = pytest.mark.django_db
 

@@ -13,24 +13,10 @@ from games import engine, services
 from games.models import Game, GameEvent, Seat
 from notifications import emails, reminders
 from notifications.models import Kind, Notification, TurnClock
-from tests.notifications.helpers import latest, parts
+from tests.support.mail import latest, parts
 
 pytestmark = pytest.mark.django_db
 HOUR = timedelta(hours=1)
-
-
-@pytest.fixture
-def quick_game(alice, bob) -> Game:
-    """Alice and bob, a one-hour timeout (the first reminder would come after 24 h)."""
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-        reminders=services.ReminderPolicy(first_hours=24, every_hours=48, timeout_hours=1),
-    )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()  # the last seat taken: it started by itself
-    return game
 
 
 def moves_of(game: Game, seat: int) -> int:
@@ -107,7 +93,7 @@ def test_a_move_of_the_absent_player_takes_the_seat_back(quick_game, alice):
     if quick_game.to_act_seat != 0:
         pytest.skip("not alice's turn after the timeout")
     services.play_bot_turns(game_id=quick_game.public_id, limit=0)
-    from tests.notifications.helpers import greedy_move
+    from tests.factories import greedy_move
 
     services.submit_action(
         game_id=quick_game.public_id, user=alice, action=greedy_move(quick_game), expected_version=quick_game.version

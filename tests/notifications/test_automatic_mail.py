@@ -14,7 +14,7 @@ from games import engine
 from games.models import GameEvent
 from games.talk.models import TableMessage
 from notifications.models import InboundRefusal, Kind, Notification
-from tests.notifications.helpers import your_turn_by_email
+from tests.support.mail import your_turn_by_email
 
 pytestmark = [
     pytest.mark.django_db,

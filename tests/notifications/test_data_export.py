@@ -19,11 +19,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import services
 from games.models import Game
 from notifications import exports, outbox, tasks
 from notifications.models import DataExport
-from tests.notifications.helpers import play_until
+from tests.factories import play_until, two_player_game
+from tests.support.api import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -37,20 +37,7 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Any]]]:
 
 
 def finished_game(alice: User, bob: User) -> Game:
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()
-    return game
-
-
-def signed_in(user: User) -> APIClient:
-    client = APIClient()
-    client.force_login(user)
-    return client
+    return two_player_game(alice, bob)
 
 
 def run_worker(queued: list[tuple[str, list[Any]]]) -> None:
@@ -67,6 +54,7 @@ def link_in(message: Any) -> str:
     return urlparse(match.group(0)).path
 
 
+@pytest.mark.slow  # a whole game, then the export built
 def test_asked_for_built_by_the_worker_and_downloaded_by_the_emailed_link(
     alice: User, bob: User, queued: list[tuple[str, list[Any]]], django_capture_on_commit_callbacks: Any
 ) -> None:

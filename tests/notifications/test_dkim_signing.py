@@ -6,21 +6,18 @@ mail goes out unsigned."""
 from __future__ import annotations
 
 import io
-import socket
 from collections.abc import Iterator
 from typing import Any
 
 import dkim
 import pytest
-from aiosmtpd.controller import Controller
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from django.core.management import call_command
-from django.test import override_settings
 
-from notifications import mailer, outbox
+from notifications import outbox
 from notifications.models import Kind
-from tests.notifications.helpers import latest
+from tests.support.mail import latest, site_sends_to
 
 pytestmark = [pytest.mark.django_db]
 
@@ -36,20 +33,8 @@ class Inbox:
 
 @pytest.fixture
 def smtp() -> Iterator[Inbox]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    inbox = Inbox()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        with override_settings(
-            EMAIL_BACKEND=mailer.SMTP_BACKEND, EMAIL_HOST="127.0.0.1", EMAIL_PORT=port, EMAIL_USE_TLS=False
-        ):
-            yield inbox
-    finally:
-        mailer.close()
-        controller.stop()
+    with site_sends_to(Inbox()) as inbox:
+        yield inbox
 
 
 @pytest.fixture

@@ -11,15 +11,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
-from django.test import override_settings
 
 from accounts.models import User
 from games.models import Game
 from games.presentation.vocabulary import HEX
 from notifications import emails, mailer, outbox
 from notifications.models import Kind, Notification, Preference
-from tests.notifications.helpers import latest, parts, placement_turn_of, play_until
+from tests.factories import placement_turn_of, play_until
+from tests.support.mail import latest, parts, site_sends_to
 
 pytestmark = pytest.mark.django_db
 
@@ -108,20 +107,8 @@ class Inbox:
 
 @pytest.fixture
 def smtp() -> Iterator[Inbox]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    inbox = Inbox()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        with override_settings(
-            EMAIL_BACKEND=mailer.SMTP_BACKEND, EMAIL_HOST="127.0.0.1", EMAIL_PORT=port, EMAIL_USE_TLS=False
-        ):
-            yield inbox
-    finally:
-        mailer.close()
-        controller.stop()
+    with site_sends_to(Inbox()) as inbox:
+        yield inbox
 
 
 def pending_emails(game: Game) -> list[Notification]:

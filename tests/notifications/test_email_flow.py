@@ -18,7 +18,8 @@ from games import engine, services, store
 from notifications import digests, emails, reminders
 from notifications.models import Kind, Notification, Preference
 from notifications.replies import REPLYABLE, handle_inbound
-from tests.notifications.helpers import act, digest_time, greedy_move, latest, parts, placement_turn_of, play_until
+from tests.factories import act, digest_time, greedy_move, placement_turn_of, play_until
+from tests.support.mail import latest, parts
 
 pytestmark = [pytest.mark.django_db]
 

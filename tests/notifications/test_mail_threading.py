@@ -12,7 +12,7 @@ import pytest
 from games import services
 from notifications import emails
 from notifications.models import Kind, Notification
-from tests.notifications.helpers import play_until
+from tests.factories import play_until
 
 pytestmark = [pytest.mark.django_db]
 

@@ -20,7 +20,9 @@ from games.models import Game, GameEvent
 from notifications import emails, reminders
 from notifications.models import InboundRefusal, Kind, Notification
 from notifications.replies import handle_inbound
-from tests.notifications.helpers import headline, latest, play_until, your_turn_by_email
+from tests import factories
+from tests.factories import play_until
+from tests.support.mail import headline, latest, your_turn_by_email
 
 pytestmark = [pytest.mark.django_db]
 
@@ -99,14 +101,7 @@ def test_an_autoresponders_subject_is_still_recognised(started_game):
 
 
 def two_player_game(alice: User, bob: User, name: str) -> Game:
-    game = services.create_game(
-        creator=alice,
-        name=name,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
-    return game
+    return factories.two_player_game(alice, bob, name=name)
 
 
 def test_two_games_of_one_name_are_told_apart_in_subject_and_first_line(alice, bob):

@@ -13,7 +13,7 @@ from django.utils import timezone
 from games.models import Game, Presence
 from notifications import outbox, reminders
 from notifications.models import Kind, Notification
-from tests.notifications.helpers import act, greedy_move
+from tests.factories import act, greedy_move
 
 pytestmark = pytest.mark.django_db
 

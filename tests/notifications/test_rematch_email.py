@@ -7,8 +7,8 @@ import pytest
 from accounts.models import User
 from notifications import emails
 from notifications.models import Kind
-from tests.notifications.helpers import latest, parts, visible_text
-from tests.ratings.test_ratings import resign, two_player_game
+from tests.factories import resign, two_player_game
+from tests.support.mail import latest, parts, visible_text
 
 pytestmark = pytest.mark.django_db
 

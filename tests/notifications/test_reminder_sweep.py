@@ -11,29 +11,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import services as games
 from games.models import Game
 from notifications import outbox, reminders
 from notifications.models import Kind, Notification, Preference, TurnClock
 from notifications.tasks import deliver_notifications
-from tests.concurrent import race
+from tests.factories import two_player_game
+from tests.support.concurrency import race
 
 HOUR = timedelta(hours=1)
 
 
 def start_games(alice: User, bob: User, count: int) -> list[Game]:
     """``count`` two-player games between alice (to act) and bob, dealt now."""
-    started = []
-    for _ in range(count):
-        game = games.create_game(
-            creator=alice,
-            options={"players": 2, "start_player": 0},
-            seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
-        )
-        games.join_game(game=game, user=bob)
-        game.refresh_from_db()  # the last seat taken: it started by itself
-        started.append(game)
-    return started
+    return [two_player_game(alice, bob) for _ in range(count)]
 
 
 def all_due(games_: list[Game]) -> datetime:
@@ -145,13 +135,7 @@ def test_the_batch_task_delivers_each_once(alice, bob, mailoutbox):
 def test_vacation_and_reminders_in_one_chunk(alice, bob, started_game):
     """A player on vacation is not reminded, the others in the same chunk are."""
     carol = User.objects.create_user(email="carol@example.com", display_name="carol")
-    other = games.create_game(
-        creator=carol,
-        options={"players": 2, "start_player": 0},
-        seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
-    )
-    games.join_game(game=other, user=bob)
-    other.refresh_from_db()
+    other = two_player_game(carol, bob)
     back = timezone.now() + 10 * 24 * HOUR
     reminders.set_vacation(user=alice, until=back)
     now = all_due([started_game, other])

@@ -11,7 +11,7 @@ from django.utils import timezone
 from games.models import Game, GameEvent
 from notifications import reminders
 from notifications.models import Kind, Notification, TurnClock
-from tests.notifications.helpers import greedy_move
+from tests.factories import greedy_move
 
 pytestmark = pytest.mark.django_db
 

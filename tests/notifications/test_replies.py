@@ -5,117 +5,20 @@ message on standard input, for a mail server's pipe)."""
 
 from __future__ import annotations
 
-import base64
-import io
-import json
-import types
-from collections.abc import Callable
-from email import message_from_bytes
-from email.message import EmailMessage
-from email.utils import parseaddr
-
 import pytest
-from django.conf import settings
-from django.core.management import call_command
 from django.urls import reverse
 
 from games import engine, store
 from games.models import GameEvent, IdempotencyKey
-from notifications import emails, outbox
+from notifications import outbox
 from notifications.models import Kind, Notification, Reply, message_hash
 from notifications.reply_address import _signature
-from tests.notifications.helpers import latest, parts, placement_turn_of, visible_text
+from tests.support.mail import WEBHOOK, latest, parts, post_to_webhook, raw_reply, run_command, visible_text
 
 pytestmark = [
     pytest.mark.django_db,
     # Anymail warns that it no longer supports SendGrid officially; its inbound parsing is what we use.
 ]
-
-WEBHOOK = "/inbound/sendgrid/inbound/"
-QUOTED = (
-    "\n"
-    "On Monday, Manhattan by mail <play@localhost> wrote:\n"
-    "> Manhattan Harbour 27: your turn (round 1 of 6)\n"
-    ">\n"
-    "> Hello alice,\n"
-    ">\n"
-    "> It is your turn in your game of Manhattan.\n"
-    "> You can also play by replying to this email, for example:\n"
-    ">     card 1 city 1 size 2\n"
-)
-
-
-def basic_auth(credentials: str) -> str:
-    return "Basic " + base64.b64encode(credentials.encode()).decode()
-
-
-def raw_reply(to: str, first_line: str, *, sender: str = "Alice <alice@example.com>", message_id: str) -> bytes:
-    """A reply as a mail client writes it: the move, then the quoted original."""
-    message = EmailMessage()
-    message["From"] = sender
-    message["To"] = to
-    message["Subject"] = "Re: Manhattan: your turn"
-    message["Message-ID"] = message_id
-    message["In-Reply-To"] = "<original@manhattan-by-mail>"
-    message.set_content(f"{first_line}\n{QUOTED}")
-    return message.as_bytes()
-
-
-@pytest.fixture
-def your_turn(started_game) -> Notification:
-    """Alice's "your turn" email, as sent: it is hers to place a piece."""
-    placement_turn_of(started_game, 0)
-    return latest(Kind.YOUR_TURN, seat=0)
-
-
-@pytest.fixture
-def reply_address(your_turn) -> str:
-    """The Reply-To of the email that was really built for her."""
-    message = emails.build_message(your_turn)
-    assert len(message.reply_to) == 1
-    return str(message.reply_to[0])
-
-
-@pytest.fixture
-def legal_move(started_game) -> str:
-    state = store.state_of(started_game)
-    assert state is not None
-    legal = engine.legal_actions(engine.player_view(state, 0))
-    placement = legal.placements[0]
-    action = engine.PlacePiece(card=placement.card, city=placement.city, size=placement.size, colour=placement.colour)
-    return engine.format_action(action)
-
-
-def post_to_webhook(client, raw: bytes, credentials: str | None = None):
-    auth = settings.ANYMAIL["WEBHOOK_SECRET"] if credentials is None else credentials
-    headers = {"HTTP_AUTHORIZATION": basic_auth(auth)} if auth else {}
-    parsed = message_from_bytes(raw)
-    envelope = json.dumps({"to": [parsed["To"]], "from": parseaddr(parsed["From"])[1]})
-    return client.post(WEBHOOK, {"email": raw.decode(), "envelope": envelope}, **headers)
-
-
-def run_command(monkeypatch, raw: bytes) -> str:
-    monkeypatch.setattr("sys.stdin", types.SimpleNamespace(buffer=io.BytesIO(raw)))
-    out = io.StringIO()
-    call_command("receive_email", stdout=out)
-    return out.getvalue()
-
-
-@pytest.fixture(params=["webhook", "command"])
-def receive(request, client, monkeypatch) -> Callable[[bytes], None]:
-    """Deliver a raw message through one of the two inbound paths."""
-    if request.param == "webhook":
-
-        def through_webhook(raw: bytes) -> None:
-            response = post_to_webhook(client, raw)
-            assert response.status_code == 200, response.content
-
-        return through_webhook
-
-    def through_command(raw: bytes) -> None:
-        run_command(monkeypatch, raw)
-
-    return through_command
 
 
 def events(game) -> int:

@@ -16,8 +16,9 @@ from notifications.inbound.body import move_line
 from notifications.inbound.html_text import html_to_text
 from notifications.models import Kind
 from notifications.replies import handle_inbound
+from tests.factories import placement_turn_of
 from tests.notifications import mail_samples
-from tests.notifications.helpers import latest, parts, placement_turn_of
+from tests.support.mail import latest, parts
 
 pytestmark = [pytest.mark.django_db]
 

@@ -20,7 +20,7 @@ from games.models import GameEvent
 from notifications import emails
 from notifications.models import InboundRefusal, Kind, Notification, Reply
 from notifications.replies import REFUSALS_PER_HOUR, handle_inbound
-from tests.notifications.helpers import latest, your_turn_by_email
+from tests.support.mail import latest, your_turn_by_email
 
 pytestmark = [
     pytest.mark.django_db,

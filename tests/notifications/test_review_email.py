@@ -24,7 +24,7 @@ from games.tasks import review_finished_game
 from notifications import outbox
 from notifications.models import Kind, Notification
 from notifications.tasks import deliver_notifications
-from tests.ratings.test_ratings import resign, two_player_game
+from tests.factories import resign, two_player_game
 
 pytestmark = pytest.mark.django_db
 

@@ -11,13 +11,12 @@ from games.talk import services as talk
 from games.talk.models import TableMessage
 from notifications import emails
 from notifications.models import Kind, Notification
-from tests.notifications.helpers import act, greedy_move, latest, parts, visible_text
-from tests.notifications.test_replies import legal_move, raw_reply, receive, reply_address, your_turn
+from tests.factories import act, greedy_move
+from tests.support.mail import latest, parts, raw_reply, visible_text
 
 pytestmark = [
     pytest.mark.django_db,
 ]
-__all__ = ["legal_move", "receive", "reply_address", "your_turn"]  # fixtures shared with the reply tests
 
 
 def test_the_lines_after_the_move_reach_the_table_without_the_signature(

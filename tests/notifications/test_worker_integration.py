@@ -5,53 +5,28 @@ crosses Redis and the mail crosses SMTP."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
-from email import message_from_bytes
-from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from games import services as games
 from games.engine import SelectPieces
 from manhattan_site.celery import app
+from notifications import outbox
 from notifications.models import Kind, Notification
 from notifications.tasks import deliver_notification
-from tests.celery_worker import celery_worker, own_queue
+from tests.factories import two_player_game
+from tests.support import redis as test_redis
+from tests.support.celery_worker import celery_worker, own_queue, wait_for_worker
+from tests.support.mail import Inbox
+from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# slow: a real Celery worker process on Redis (left out by `dev.py test --fast`)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+REDIS_URL = os.environ.get("TEST_REDIS_URL", test_redis.url(test_redis.MAIL_WORKER))
 QUEUE = own_queue("integration")
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.messages: list[Any] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.messages.append(message_from_bytes(envelope.content))
-        return "250 OK"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def smtp() -> Iterator[tuple[Inbox, int]]:
-    inbox, port = Inbox(), free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield inbox, port
-    finally:
-        controller.stop()
 
 
 @pytest.fixture
@@ -63,13 +38,7 @@ def worker(smtp: tuple[Inbox, int]) -> Iterator[subprocess.Popen[bytes]]:
 
 def test_a_real_worker_delivers_the_turn_email_over_smtp(alice, bob, smtp, worker):
     inbox, _ = smtp
-    game = games.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
-    )
-    games.join_game(game=game, user=bob)
-    game.refresh_from_db()  # the last seat taken: it started by itself
+    game = two_player_game(alice, bob)
     for _ in range(2):  # alice selects for both her colours; then it is bob's turn
         game.refresh_from_db()
         games.submit_action(
@@ -84,25 +53,24 @@ def test_a_real_worker_delivers_the_turn_email_over_smtp(alice, bob, smtp, worke
     with app.connection_for_write(REDIS_URL) as conn:
         deliver_notification.apply_async(args=[started.pk], connection=conn, queue=QUEUE)
 
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not inbox.messages:
-        assert worker.poll() is None, worker.stdout.read().decode() if worker.stdout else "worker died"
-        time.sleep(0.2)
-    assert len(inbox.messages) == 1, "the worker delivered nothing within 60 s"
+    wait_for_worker(lambda: inbox.messages, worker, message="the worker delivered nothing")
+    assert len(inbox.messages) == 1
     message = inbox.messages[0]
     assert message["To"] == bob.email
     assert message["Message-ID"] == started.message_id
     assert message.is_multipart()
     # The row is marked sent in the transaction that commits right after the server took the mail.
-    deadline = time.monotonic() + 10
-    started.refresh_from_db()
-    while started.status != Notification.Status.SENT and time.monotonic() < deadline:
-        time.sleep(0.05)
-        started.refresh_from_db()
-    assert started.status == Notification.Status.SENT
+    wait_until(
+        lambda: Notification.objects.get(pk=started.pk).status == Notification.Status.SENT,
+        message="the email was never marked sent",
+    )
 
-    # A redelivered task message changes nothing.
+    # A redelivered task message changes nothing. The worker (one at a time, in order)
+    # takes it before a second email's task: once that one arrives, the first was done.
+    after = outbox.enqueue(kind=Kind.YOUR_TURN, key="after-the-redelivery", email=alice.email, user=alice)
+    assert after is not None
     with app.connection_for_write(REDIS_URL) as conn:
         deliver_notification.apply_async(args=[started.pk], connection=conn, queue=QUEUE)
-    time.sleep(2)
-    assert len(inbox.messages) == 1
+        deliver_notification.apply_async(args=[after.pk], connection=conn, queue=QUEUE)
+    wait_for_worker(lambda: len(inbox.messages) >= 2, worker, message="the second email never came")
+    assert [m["To"] for m in inbox.messages] == [bob.email, alice.email]

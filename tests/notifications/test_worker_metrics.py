@@ -10,9 +10,8 @@ import pytest
 
 from games import services
 from notifications import outbox, reminders
-from tests.notifications.test_absent_players import quick_game  # noqa: F401 (a fixture)
-from tests.notifications.test_delivery import failing_with, write
-from tests.scrape import scrape, value
+from tests.support.mail import failing_with, write
+from tests.support.metrics import scrape, value
 
 pytestmark = pytest.mark.django_db
 HOUR = timedelta(hours=1)
@@ -36,7 +35,7 @@ def test_emails_sent_failed_and_bounced_are_counted(alice, settings, monkeypatch
     assert value(after, BOUNCED) == value(before, BOUNCED) + 1
 
 
-def test_the_sweeps_count_reminders_timeouts_and_the_bots_thinking(quick_game, bob, stranger, settings):  # noqa: F811
+def test_the_sweeps_count_reminders_timeouts_and_the_bots_thinking(quick_game, bob, stranger, settings):
     before = scrape(settings)
     start = quick_game.turn_since
     assert reminders.time_out_absent_players(now=start + HOUR) == 0  # the warning first

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from ratings.models import ProfileSetting
-from tests.ratings.test_ratings import resign, two_player_game
+from tests.factories import resign, two_player_game
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,7 @@ import pytest
 from games import store
 from games.models import Game
 from ratings.models import PROVISIONAL_GAMES, SeatResult
-from tests.notifications.helpers import play_until
-from tests.ratings.test_ratings import resign, two_player_game
+from tests.factories import play_until, resign, two_player_game
 
 pytestmark = pytest.mark.django_db
 

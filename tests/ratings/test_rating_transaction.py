@@ -11,7 +11,7 @@ from games import engine, services
 from games.models import Game
 from games.signals import events_appended
 from ratings.models import Rating, RatingChange, SeatResult
-from tests.ratings.test_ratings import two_player_game
+from tests.factories import two_player_game
 
 pytestmark = pytest.mark.django_db
 

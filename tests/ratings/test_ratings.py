@@ -9,29 +9,13 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import User
-from games import engine, services, store
+from games import services, store
 from games.models import Game
 from ratings.models import PROVISIONAL_GAMES, Rating, RatingChange
 from ratings.services import MODEL, ranks
-from tests.notifications.helpers import play_until
+from tests.factories import play_until, resign, two_player_game
 
 pytestmark = pytest.mark.django_db
-
-
-def two_player_game(first: User, second: User) -> Game:
-    game = services.create_game(
-        creator=first,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=second.email)],
-    )
-    services.join_game(game=game, user=second)
-    game.refresh_from_db()  # the last seat taken: it started by itself
-    return game
-
-
-def resign(game: Game, user: User) -> None:
-    game.refresh_from_db()
-    services.submit_action(game_id=game.public_id, user=user, action=engine.Resign(), expected_version=game.version)
 
 
 def rating_of(user: User, players: int = 2) -> Rating:

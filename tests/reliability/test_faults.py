@@ -28,14 +28,14 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import create_api_token
-from games import services, store
+from games import store
 from games.models import Game, GameEvent, IdempotencyKey
 from games.signals import events_appended
 from notifications import outbox
 from notifications.models import Kind, Notification
 from notifications.tasks import sweep_outbox as sweep_outbox_task
-
-from .faultkit import (
+from tests.factories import two_player_game
+from tests.support.faults import (
     Inbox,
     PrivateRedis,
     Worker,
@@ -94,14 +94,7 @@ class Table:
     """A started two-player game (alice, bob) and a token for each player."""
 
     def __init__(self, alice: User, bob: User) -> None:
-        game = services.create_game(
-            creator=alice,
-            options={"players": 2, "start_player": 0},
-            seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-        )
-        services.join_game(game=game, user=bob)
-        game.refresh_from_db()  # the last seat taken: it started by itself
-        self.game = game
+        self.game = two_player_game(alice, bob)
         self.tokens = {0: create_api_token(user=alice, name="faults").raw, 1: create_api_token(user=bob, name="f").raw}
 
     @property
@@ -158,6 +151,7 @@ def wait_for_delivery(*workers: Worker) -> None:
 # --- Redis stopped while actions arrive --------------------------------------------------------
 
 
+@pytest.mark.slow  # a private Redis stopped and started
 def test_redis_stopped_while_actions_arrive_the_outbox_delivers_every_email_once(alice, bob) -> None:
     """The broker (a private Redis) stops while players move and comes back empty.
     Every action is accepted (the on-commit enqueue fails softly), the emails
@@ -196,6 +190,7 @@ def test_redis_stopped_while_actions_arrive_the_outbox_delivers_every_email_once
             worker.wait_ready()
             sweep_outbox_task.delay()  # the beat's periodic sweep, through the real broker
             wait_for_delivery(worker)
+            # Not a wait for a condition: what must NOT come (a late duplicate) is waited out.
             time.sleep(LINGER_S)
 
     seconds = {phase: [round(s, 2) for s in enqueue_s[i * 4 : i * 4 + 4]] for i, phase in enumerate(accepted)}
@@ -241,6 +236,7 @@ def test_redis_stopped_with_the_cache_on_it_too_actions_are_still_accepted(alice
 # --- the worker killed mid-delivery ---------------------------------------------------------------
 
 
+@pytest.mark.slow  # worker processes killed and restarted
 def test_worker_sigkilled_mid_delivery_every_email_is_sent_duplicates_share_the_message_id(alice, bob) -> None:
     """A real worker delivers to a slow SMTP server and is SIGKILLed while the
     server holds a message it has accepted but not yet answered. A new worker
@@ -291,10 +287,11 @@ def test_worker_sigkilled_mid_delivery_every_email_is_sent_duplicates_share_the_
             second.wait_ready()
             # The killed task's message stays unacknowledged in Redis, and the email it
             # was sending stays claimed until the claim expires: then the sweep's turn.
+            # Time passing in the worker processes (the claim's lease), which time-machine cannot move.
             time.sleep(LEASE_S + 0.5)
             sweep_outbox_task.delay()
             wait_for_delivery(second)
-            time.sleep(LINGER_S)
+            time.sleep(LINGER_S)  # waiting out what must not come: a late duplicate
         finally:
             first.cleanup()
             second.cleanup()
@@ -347,7 +344,7 @@ def test_smtp_server_down_then_refusing_451_then_accepting_sends_each_email_once
             # 3. It accepts: the refused ones go out on the next sweep, and a further sweep sends nothing.
             assert outbox.sweep_outbox(now=later + timedelta(hours=1)) == refusals
             assert outbox.sweep_outbox(now=later + timedelta(hours=2)) == 0
-            time.sleep(0.2)
+            assert wait_until(lambda: inbox.in_flight == 0, 10), "the server is still taking a message"
 
     assert sum(inbox.refused.values()) == refusals
     assert_each_email_once(inbox, list(Notification.objects.all()))

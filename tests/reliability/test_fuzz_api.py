@@ -19,7 +19,7 @@ import pytest
 from django.core.cache import cache
 from django.core.handlers.wsgi import WSGIHandler
 
-from .fuzz import (
+from tests.support.fuzz import (
     ACTIONS,
     ALL_CHECKS,
     PLAYER,
@@ -33,7 +33,8 @@ from .fuzz import (
     wsgi_schema,
 )
 
-pytestmark = pytest.mark.django_db
+# slow: hundreds of generated API calls per identity (left out by `dev.py test --fast`)
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 # 14 operations x 2 modes x 2, and more for actions: about 80 cases per identity.
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "2"))

@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 from accounts.models import User
 from games.models import Game
 
-pytestmark = pytest.mark.django_db
+# slow: hostile input on every operation (left out by `dev.py test --fast`)
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 EXAMPLES = 6  # per operation and identity, and each hostile body once: about 800 requests
 BUDGET_SECONDS = 120

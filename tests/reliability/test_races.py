@@ -26,10 +26,11 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import create_api_token
-from games import services, store
+from games import store
 from games.models import Game, GameEvent, IdempotencyKey
 from notifications.models import Notification
-from tests.concurrent import race
+from tests.factories import two_player_game
+from tests.support.concurrency import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,13 +66,7 @@ def clients_of(user: User, count: int) -> list[APIClient]:
 
 
 def new_table(alice: User, bob: User) -> Table:
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()  # the last seat taken: it started by itself
+    game = two_player_game(alice, bob)
     return Table(game=game, clients={0: clients_of(alice, CLIENTS), 1: clients_of(bob, CLIENTS)})
 
 
@@ -121,6 +116,7 @@ def post_action(client: APIClient, url: str, body: dict[str, Any], **headers: st
     return client.post(url, body, format="json", **headers)
 
 
+@pytest.mark.slow  # 32 threads racing, many trials
 def test_32_clients_same_action_same_version_exactly_one_accepted(tables: list[Table]) -> None:
     accepted_per_round: list[int] = []
     statuses: Counter[int] = Counter()
@@ -163,6 +159,7 @@ def test_32_clients_same_action_same_version_exactly_one_accepted(tables: list[T
         assert len(keys) == len(set(keys))
 
 
+@pytest.mark.slow  # 32 threads racing, many trials
 def test_32_clients_with_32_different_moves_at_one_version(alice: User, bob: User) -> None:
     """Each client sends a different legal placement: one is stored, and it is the one answered 200."""
     table = new_table(alice, bob)

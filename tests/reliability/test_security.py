@@ -37,10 +37,10 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import ApiToken, User, hash_token
 from accounts.services import create_api_token
-from games import services
 from games.models import Game
 from notifications.models import Kind, Notification
-from tests.test_deploy import _manage
+from tests.factories import two_player_game
+from tests.support.processes import manage
 
 API = "/api/v1"
 RELAXED = ("/admin/", "/api/v1/docs/")
@@ -86,7 +86,7 @@ print("PROBE:" + json.dumps(out))
 @pytest.fixture(scope="module")
 def production(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Responses of the production settings (DJANGO_ENV=production), served in a subprocess."""
-    result = _manage(
+    result = manage(
         "shell",
         "-c",
         PROBE,
@@ -141,12 +141,7 @@ def site(db: Any) -> dict[str, Any]:
     alice = User.objects.create_user(email="alice@example.com")
     bob = User.objects.create_user(email="bob@example.com")
     staff = User.objects.create_user(email="operator@example.com", is_staff=True, is_superuser=True)
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=game, user=bob)
+    game = two_player_game(alice, bob)
     web, admin = Client(), Client()
     web.force_login(alice)
     admin.force_login(staff)

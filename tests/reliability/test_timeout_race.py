@@ -34,8 +34,8 @@ from games.models import Game, GameEvent, Seat
 from games.services import play
 from notifications import reminders
 from notifications.models import TurnClock
-from tests.concurrent import race
-from tests.notifications.helpers import greedy_move
+from tests.factories import greedy_move, two_player_game
+from tests.support.concurrency import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,14 +46,9 @@ WINDOW_S = 0.04  # each side starts at a random moment within this window
 
 def timed_out_game(alice: User, bob: User) -> Game:
     """Alice to move, her turn timed out and her warning sent: the next sweep lets the bot move."""
-    game = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-        reminders=services.ReminderPolicy(first_hours=24, every_hours=48, timeout_hours=1),
+    game = two_player_game(
+        alice, bob, reminders=services.ReminderPolicy(first_hours=24, every_hours=48, timeout_hours=1)
     )
-    services.join_game(game=game, user=bob)
-    game.refresh_from_db()
     assert game.to_act_seat == 0
     assert reminders.time_out_absent_players(now=game.turn_since + HOUR) == 0  # the warning
     assert TurnClock.objects.get(game=game).warned
@@ -61,6 +56,8 @@ def timed_out_game(alice: User, bob: User) -> Game:
 
 
 def after(delay: float, call: Any) -> Any:
+    # Not a wait for a condition: the random head start IS the race under test
+    # (each side starts at a random moment of the window).
     time.sleep(delay)
     return call()
 

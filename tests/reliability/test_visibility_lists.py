@@ -20,7 +20,7 @@ from accounts.models import User
 from games import services
 from games.models import Game
 from games.services import open_games
-from tests.ratings.test_ratings import resign, two_player_game
+from tests.factories import resign, two_player_game
 from webhooks.models import Delivery, Endpoint
 
 pytestmark = pytest.mark.django_db

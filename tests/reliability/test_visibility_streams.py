@@ -16,8 +16,8 @@ from django.core.cache import cache
 from accounts.models import User
 from games.models import Game
 from games.services.visibility import watch_key
-from tests.reliability.test_visibility import KINDS, STATES, Route, expected, game_routes, make_game
 from tests.streams.conftest import asgi_server  # noqa: F401  # the live server fixture
+from tests.support.visibility import KINDS, STATES, Route, expected, game_routes, make_game
 
 STREAMS = game_routes(streams=True)
 
@@ -34,7 +34,7 @@ def _open(server: Any, route: Route, caller: Any, game_id: str) -> tuple[Any, ..
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_stream_opens_only_for_who_may_see_the_game(kind, asgi_server, make_user):  # noqa: F811
-    from tests.reliability.test_visibility import Caller
+    from tests.support.visibility import Caller
 
     alice, bob = make_user("alice@example.com"), make_user("bob@example.com")
     make_user("dave@example.com")

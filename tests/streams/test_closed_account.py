@@ -6,13 +6,8 @@ from __future__ import annotations
 import queue
 import time
 
-import pytest
-
 from accounts.closing import close_account
-
-from .test_game_stream import token
-
-pytestmark = pytest.mark.slow
+from tests.support.api import token
 
 
 def test_an_open_stream_ends_when_its_account_is_closed(asgi_server, sse, settings, started_game, bob):

@@ -11,18 +11,11 @@ import pytest
 import redis
 
 from streams import limits
+from tests.support import redis as test_redis
 
-REDIS_URL = "redis://127.0.0.1:6379/7"
+REDIS_URL = test_redis.url(test_redis.MANY_STREAMS)
 
-
-def redis_reachable() -> bool:
-    try:
-        return bool(redis.Redis.from_url(REDIS_URL, socket_timeout=1).ping())
-    except redis.RedisError:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not redis_reachable(), reason="no Redis on 127.0.0.1:6379")
+pytestmark = pytest.mark.skipif(not test_redis.reachable(REDIS_URL), reason="no Redis on 127.0.0.1:6379")
 
 
 def test_three_hundred_streams_opening_at_once_each_get_a_slot(settings, caplog):

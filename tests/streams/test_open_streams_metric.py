@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import time
 import urllib.request
 
-import pytest
+from tests.support.api import token
+from tests.support.metrics import TOKEN, value
+from tests.support.waiting import wait_until
 
-from tests.scrape import TOKEN, value
-
-from .test_game_stream import token
-
-pytestmark = pytest.mark.slow
 OPEN = "manhattan_open_streams "
 
 
@@ -28,7 +24,9 @@ def test_open_streams_are_counted_while_open(asgi_server, sse, bob, settings):
     assert stream.next().data == {"type": "ready"}
     assert value(scrape_over_http(asgi_server.url), OPEN) == before + 1
     stream.close()
-    deadline = time.monotonic() + 10
-    while value(scrape_over_http(asgi_server.url), OPEN) != before and time.monotonic() < deadline:
-        time.sleep(0.2)  # the server notices the hang-up at its next write (a heartbeat)
-    assert value(scrape_over_http(asgi_server.url), OPEN) == before
+    # The server notices the hang-up at its next write (a heartbeat).
+    wait_until(
+        lambda: value(scrape_over_http(asgi_server.url), OPEN) == before,
+        interval=0.2,
+        message="the closed stream is still counted",
+    )

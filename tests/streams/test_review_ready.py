@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from games.models import Game
+from games.models import Game, GameReview
 from games.tasks import review_finished_game
-from tests.games.test_game_review import play_to_end, two_player_bot_game
-
-from .test_game_stream import token
+from tests.factories import play_to_end, two_player_bot_game
+from tests.support.api import token
 
 pytestmark = pytest.mark.slow
 
@@ -69,3 +68,22 @@ def test_the_game_stream_sends_review_ready_once_the_review_is_stored(
         "review": f"/api/v1/games/{game.public_id}/review",
     }
     assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("policy", ["off", "failed"])
+def test_a_game_without_a_review_to_come_is_no_longer_followed_after_game_over(
+    settings: Any, alice: Any, policy: str
+) -> None:
+    from streams import feeds
+
+    settings.GAME_REVIEW = "off" if policy == "off" else "all"
+    game = two_player_bot_game(alice)
+    cursor = feeds.user_cursor_now(alice)
+    play_to_end(game, alice)
+    if policy == "failed":
+        GameReview.objects.filter(game=game).update(status=GameReview.Status.FAILED)
+    frames, after, following = feeds.user_events(alice, cursor)
+    assert [frame.body["type"] for frame in frames][-1] == "game_over"
+    assert game.pk not in after
+    assert str(game.public_id) not in following

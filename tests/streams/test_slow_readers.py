@@ -26,7 +26,10 @@ def test_the_watchdog_cancels_a_stream_stuck_in_a_send_and_spares_the_others(set
         watchdog = Watchdog()
         watchdog.watch(Stuck(stuck_task, since=loop.time()))
         watchdog.watch(Stuck(reading_task, since=None))
-        await asyncio.sleep(0.6)
+        # Until the watchdog (every STREAMS_SEND_TIMEOUT_SECONDS) has cancelled the stuck one.
+        deadline = loop.time() + 10
+        while not stuck_task.done() and loop.time() < deadline:
+            await asyncio.sleep(0.02)
         result = stuck_task.cancelled(), reading_task.cancelled()
         reading_task.cancel()
         return result

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from games import services, store
 from games.models import Game
-
-from .test_game_stream import play_one, token
-
-pytestmark = pytest.mark.slow
+from tests.factories import play_one
+from tests.support.api import token
 
 
 def kinds_until(stream, kind: str, game: Game) -> list[str]:

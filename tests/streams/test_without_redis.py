@@ -9,10 +9,10 @@ import uuid
 import pytest
 
 from games import store
-
-from .conftest import end_other_sessions
-from .test_game_stream import play_one, token
-from .test_two_processes import database_url_of_the_tests, start_server
+from tests.factories import play_one
+from tests.support.api import token
+from tests.support.live_server import end_other_sessions, start_server
+from tests.support.processes import database_url_of_the_tests
 
 pytestmark = pytest.mark.slow
 

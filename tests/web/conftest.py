@@ -10,9 +10,9 @@ from django.core.cache import cache
 from django.test import Client
 
 from accounts.models import User
-from games import engine, services, store
-from games.engine import SelectPieces
+from games import engine
 from games.models import Game
+from tests.factories import select_all
 
 
 @pytest.fixture(autouse=True)
@@ -34,29 +34,6 @@ def browser() -> Callable[[User | None], Client]:
         return client
 
     return make
-
-
-def select_all(game: Game) -> engine.GameState:
-    """Play every selection of the round (smallest pieces first); returns the state after."""
-    while True:
-        game.refresh_from_db()
-        state = store.state_of(game)
-        assert state is not None
-        if state.phase != engine.SELECTION:
-            return state
-        colour = state.selecting_colour
-        assert colour is not None
-        assert state.to_act is not None
-        seat = game.seats.get(index=state.to_act)
-        assert seat.user is not None
-        reserve = state.reserve[colour]
-        pieces = [s for s in (1, 2, 3, 4) for _ in range(reserve[s - 1])][: state.options.pieces_per_round]
-        services.submit_action(
-            game_id=game.public_id,
-            user=seat.user,
-            action=SelectPieces(pieces=tuple(pieces)),
-            expected_version=game.version,
-        )
 
 
 @pytest.fixture

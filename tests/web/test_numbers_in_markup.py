@@ -17,7 +17,7 @@ from accounts.models import User
 from games.models import Game
 from ratings.chart import rating_chart
 from ratings.profiles import RatingPoint
-from tests.notifications.helpers import act, greedy_move
+from tests.factories import act, greedy_move
 
 pytestmark = pytest.mark.django_db
 LANGUAGES = ["en", "de", "nl", "fr", "ko"]

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from games.models import Game
-from tests.ratings.test_ratings import resign
+from tests.factories import resign
 
 pytestmark = pytest.mark.django_db
 

@@ -10,25 +10,13 @@ from accounts.models import User
 from games import engine, services, store
 from games.models import Game, GameEvent
 from notifications.models import Notification
-
-from .conftest import select_all
+from tests.factories import select_all, two_player_game
 
 pytestmark = pytest.mark.django_db
 
 
 def count_testid(html: str, name: str) -> int:
     return html.count(f'data-testid="{name}"')
-
-
-def two_player_game(creator: User, other: User, start_player: int) -> Game:
-    game = services.create_game(
-        creator=creator,
-        options={"players": 2, "start_player": start_player},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=other.email)],
-    )
-    services.join_game(game=game, user=other)
-    game.refresh_from_db()  # the last seat taken: it started by itself
-    return game
 
 
 # --- my games ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.waiting import held_within
 from webhooks import ssrf
 
 
@@ -60,9 +61,8 @@ class Receiver:
         return f"http://{host}:{self.port}{path}"
 
     def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
-        deadline = time.monotonic() + timeout
-        while len(self.requests) < count and time.monotonic() < deadline:
-            time.sleep(0.05)
+        """What it was sent, once ``count`` requests came (or ``timeout`` passed: the test says what is missing)."""
+        held_within(lambda: len(self.requests) >= count, timeout=timeout)
         return self.requests
 
 
@@ -73,7 +73,7 @@ def _handler(receiver: Receiver) -> type[http.server.BaseHTTPRequestHandler]:
             body = self.rfile.read(length)
             receiver.requests.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
             if receiver.delay:
-                time.sleep(receiver.delay)
+                time.sleep(receiver.delay)  # a slow receiver, on purpose: the behaviour under test
             self.send_response(receiver.status)
             for name, value in receiver.headers.items():
                 self.send_header(name, value)

@@ -13,6 +13,7 @@ from django.core import mail
 from django.utils import timezone
 from standardwebhooks import Webhook, WebhookVerificationError
 
+from tests.factories import webhook_delivery
 from webhooks import delivery, services
 from webhooks.models import Delivery, Endpoint
 
@@ -45,7 +46,7 @@ def test_a_failed_attempt_is_retried_later_with_the_same_id_and_a_fresh_signatur
 ):
     settings.WEBHOOK_RETRY_BASE_SECONDS = 30
     new = endpoint_for(alice)
-    row = _game_delivery(new.endpoint)
+    row = webhook_delivery(new.endpoint)
     receiver.status = 503
 
     before = timezone.now()
@@ -86,7 +87,7 @@ def test_back_off_doubles_up_to_its_cap(settings):
 
 def test_a_delivery_fails_for_good_after_the_last_attempt(alice, receiver, endpoint_for, settings):
     settings.WEBHOOK_MAX_ATTEMPTS = 3
-    row = _game_delivery(endpoint_for(alice).endpoint)
+    row = webhook_delivery(endpoint_for(alice).endpoint)
     receiver.status = 500
     for _ in range(3):
         Delivery.objects.filter(pk=row.pk).update(next_attempt=timezone.now())
@@ -108,7 +109,7 @@ def test_an_endpoint_is_switched_off_after_failures_in_a_row_and_its_owner_told(
     alice.save()
     endpoint = endpoint_for(alice).endpoint
     receiver.status = 500
-    rows = [_game_delivery(endpoint, seq=n) for n in range(1, 5)]
+    rows = [webhook_delivery(endpoint, seq=n) for n in range(1, 5)]
     for row in rows[:3]:
         delivery.deliver(row.pk)
 
@@ -136,12 +137,12 @@ def test_a_success_resets_the_count_of_failures(alice, receiver, endpoint_for, s
     endpoint = endpoint_for(alice).endpoint
     receiver.status = 500
     for seq in (1, 2):
-        delivery.deliver(_game_delivery(endpoint, seq=seq).pk)
+        delivery.deliver(webhook_delivery(endpoint, seq=seq).pk)
     receiver.status = 200
-    delivery.deliver(_game_delivery(endpoint, seq=3).pk)
+    delivery.deliver(webhook_delivery(endpoint, seq=3).pk)
     receiver.status = 500
     for seq in (4, 5):
-        delivery.deliver(_game_delivery(endpoint, seq=seq).pk)
+        delivery.deliver(webhook_delivery(endpoint, seq=seq).pk)
     endpoint.refresh_from_db()
     assert endpoint.enabled is True
     assert endpoint.consecutive_failures == 2
@@ -171,7 +172,7 @@ def test_a_redirect_is_not_followed(alice, receiver, endpoint_for):
     endpoint = endpoint_for(alice).endpoint
     receiver.status = 307
     receiver.headers = {"Location": f"http://127.0.0.1:{receiver.port}/elsewhere"}
-    row = _game_delivery(endpoint)
+    row = webhook_delivery(endpoint)
 
     assert delivery.deliver(row.pk) is False
     assert [r.path for r in receiver.requests] == ["/hook"]
@@ -187,7 +188,7 @@ def test_an_answer_larger_than_the_cap_is_cut_off(alice, receiver, endpoint_for,
     endpoint = endpoint_for(alice).endpoint
     receiver.status = 200
     receiver.body = b"x" * (4 * 1024 * 1024)
-    row = _game_delivery(endpoint)
+    row = webhook_delivery(endpoint)
 
     assert delivery.deliver(row.pk) is False
     row.refresh_from_db()
@@ -201,7 +202,7 @@ def test_an_answer_larger_than_the_cap_is_cut_off(alice, receiver, endpoint_for,
 def test_a_slow_receiver_times_out(alice, receiver, endpoint_for, settings):
     settings.WEBHOOK_TIMEOUT = 0.5
     receiver.delay = 2.0
-    row = _game_delivery(endpoint_for(alice).endpoint)
+    row = webhook_delivery(endpoint_for(alice).endpoint)
     assert delivery.deliver(row.pk) is False
     row.refresh_from_db()
     assert row.last_error.startswith("timeout")
@@ -212,7 +213,7 @@ def test_a_receiver_that_is_not_listening_is_a_failed_attempt(alice, receiver, e
     endpoint = endpoint_for(alice).endpoint
     resolver.answers["receiver.test"] = ["127.0.0.1"]
     Endpoint.objects.filter(pk=endpoint.pk).update(url="http://receiver.test:1/hook")
-    row = _game_delivery(endpoint)
+    row = webhook_delivery(endpoint)
     assert delivery.deliver(row.pk) is False
     row.refresh_from_db()
     assert row.last_error.startswith("connect_failed")
@@ -223,7 +224,7 @@ def test_a_receiver_that_is_not_listening_is_a_failed_attempt(alice, receiver, e
 def test_two_workers_never_send_the_same_row(alice, receiver, endpoint_for):
     """Both claim at once (a redelivered task and the sweep); the lease lets one send."""
     receiver.delay = 0.3
-    rows = [_game_delivery(endpoint_for(alice).endpoint, seq=n) for n in range(1, 4)]
+    rows = [webhook_delivery(endpoint_for(alice).endpoint, seq=n) for n in range(1, 4)]
     results: list[bool] = []
 
     def worker() -> None:
@@ -245,25 +246,15 @@ def test_two_workers_never_send_the_same_row(alice, receiver, endpoint_for):
 
 def test_the_body_is_the_stored_payload(alice, receiver, endpoint_for):
     endpoint = endpoint_for(alice).endpoint
-    row = _game_delivery(endpoint)
+    row = webhook_delivery(endpoint)
     delivery.deliver(row.pk)
     assert json.loads(receiver.requests[0].body) == row.payload
-
-
-def _game_delivery(endpoint: Endpoint, seq: int = 1) -> Delivery:
-    """A queued delivery as a move would write it."""
-    return Delivery.objects.create(
-        endpoint=endpoint,
-        event_id=f"msg_{endpoint.pk}_{seq}",
-        event_type="game.move",
-        payload={"type": "game.move", "timestamp": "2026-01-01T00:00:00Z", "data": {"seq": seq}},
-    )
 
 
 def test_the_sweep_sends_what_is_due_and_nothing_else(alice, receiver, endpoint_for, broker):
     """Serially, in the sweep's own task (as the email sweep): nothing is handed to the broker."""
     endpoint = endpoint_for(alice).endpoint
-    due, later, done, claimed = (_game_delivery(endpoint, seq=n) for n in (1, 2, 3, 4))
+    due, later, done, claimed = (webhook_delivery(endpoint, seq=n) for n in (1, 2, 3, 4))
     Delivery.objects.filter(pk=later.pk).update(next_attempt=timezone.now() + timedelta(minutes=5))
     Delivery.objects.filter(pk=done.pk).update(status=Delivery.Status.DELIVERED)
     Delivery.objects.filter(pk=claimed.pk).update(claimed_until=timezone.now() + timedelta(hours=1))
@@ -285,7 +276,7 @@ def test_a_task_out_of_time_leaves_the_delivery_to_the_sweep(alice, receiver, en
         raise SoftTimeLimitExceeded()
 
     monkeypatch.setattr(transport, "post", out_of_time)
-    row = _game_delivery(endpoint_for(alice).endpoint)
+    row = webhook_delivery(endpoint_for(alice).endpoint)
     with pytest.raises(SoftTimeLimitExceeded):
         delivery.deliver(row.pk)
     row.refresh_from_db()
@@ -340,13 +331,13 @@ def test_an_answer_that_drips_in_is_cut_off_at_the_deadline(alice, endpoint_for,
                     connection.sendall(bytes([byte]))
                 except OSError:
                     return
-                time.sleep(0.1)
+                stop.wait(0.1)  # a byte every 100 ms: the slow server under test
 
     thread = threading.Thread(target=drip, daemon=True)
     thread.start()
     new = endpoint_for(alice)
     Endpoint.objects.filter(pk=new.endpoint.pk).update(url=f"http://receiver.test:{port}/hook")
-    row = _game_delivery(new.endpoint)
+    row = webhook_delivery(new.endpoint)
     started = time.monotonic()
     try:
         assert delivery.deliver(row.pk) is False

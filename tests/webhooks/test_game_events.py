@@ -12,6 +12,7 @@ from standardwebhooks import Webhook
 
 from games import services as games
 from games.models import Game
+from tests.factories import two_player_game
 from webhooks import delivery, services
 from webhooks.models import Delivery, Endpoint
 from webhooks.tasks import deliver_webhooks
@@ -26,17 +27,6 @@ def select_body(client, game: Game) -> dict[str, Any]:
     choice = legal["selection"]
     pieces = [int(s) for s, n in choice["reserve"].items() for _ in range(n)][: choice["count"]]
     return {"action": {"type": "select", "pieces": pieces}, "expected_version": legal["version"]}
-
-
-def two_player_game(alice, bob) -> Game:
-    game = games.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
-    )
-    games.join_game(game=game, user=bob)
-    game.refresh_from_db()  # the last seat taken deals the game
-    return game
 
 
 def types_of(endpoint: Endpoint) -> list[str]:

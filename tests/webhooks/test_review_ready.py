@@ -10,7 +10,7 @@ from standardwebhooks import Webhook
 
 from games.models import Game, GameReview
 from games.tasks import review_finished_game
-from tests.games.test_game_review import play_to_end, two_player_bot_game
+from tests.factories import play_to_end, two_player_bot_game
 from webhooks.models import Delivery
 from webhooks.tasks import deliver_webhooks
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -15,14 +14,18 @@ from standardwebhooks import Webhook
 from games import services as games
 from games.engine import SelectPieces
 from manhattan_site.celery import app
-from tests.celery_worker import celery_worker, own_queue
+from tests.factories import two_player_game, webhook_delivery
+from tests.support import redis as test_redis
+from tests.support.celery_worker import celery_worker, own_queue, wait_for_worker
+from tests.support.waiting import wait_until
 from webhooks import services
 from webhooks.models import Delivery
 from webhooks.tasks import deliver_webhooks
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# slow: a real Celery worker process on Redis (left out by `dev.py test --fast`)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-REDIS_URL = os.environ.get("TEST_WEBHOOKS_REDIS_URL", "redis://127.0.0.1:6379/13")
+REDIS_URL = os.environ.get("TEST_WEBHOOKS_REDIS_URL", test_redis.url(test_redis.WEBHOOK_WORKER))
 QUEUE = own_queue("webhooks-integration")
 
 
@@ -38,13 +41,7 @@ def test_a_real_worker_delivers_a_moves_webhook_signed(alice, bob, receiver, wor
     new = services.create_endpoint(
         owner=bob, url=receiver.url(host="127.0.0.1"), event_types=["game.move", "game.your_turn"]
     )
-    game = games.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[games.SeatSpec("me"), games.SeatSpec("invite", email=bob.email)],
-    )
-    games.join_game(game=game, user=bob)
-    game.refresh_from_db()  # every seat is taken: the game has dealt itself
+    game = two_player_game(alice, bob)
     for _ in range(2):  # alice selects for both her colours; then it is bob's turn
         game.refresh_from_db()
         games.submit_action(
@@ -57,20 +54,19 @@ def test_a_real_worker_delivers_a_moves_webhook_signed(alice, bob, receiver, wor
     with app.connection_for_write(REDIS_URL) as conn:
         deliver_webhooks.apply_async(args=[[row.pk for row in rows]], connection=conn, queue=QUEUE)
 
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(receiver.requests) < 3:
-        assert worker.poll() is None, worker.stdout.read().decode() if worker.stdout else "worker died"
-        time.sleep(0.2)
-    assert len(receiver.requests) == 3, "the worker delivered too little within 60 s"
+    wait_for_worker(lambda: len(receiver.requests) >= 3, worker, message="the worker delivered too little")
+    assert len(receiver.requests) == 3
     bodies = [Webhook(new.secret).verify(r.body, r.headers) for r in receiver.requests]
     assert [b["type"] for b in bodies] == ["game.move", "game.move", "game.your_turn"]
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and Delivery.objects.filter(status=Delivery.Status.PENDING).exists():
-        time.sleep(0.05)
+    wait_until(lambda: not Delivery.objects.filter(status=Delivery.Status.PENDING).exists())
     assert set(Delivery.objects.filter(endpoint=new.endpoint).values_list("status", flat=True)) == {"delivered"}
 
-    # A redelivered task message sends nothing again.
+    # A redelivered task message sends nothing again. The worker (one at a time, in
+    # order) takes it before a fresh delivery's task: once that one arrives, the first was done.
+    fresh = webhook_delivery(new.endpoint, seq=99)
     with app.connection_for_write(REDIS_URL) as conn:
         deliver_webhooks.apply_async(args=[[rows[0].pk]], connection=conn, queue=QUEUE)
-    time.sleep(2)
-    assert len(receiver.requests) == 3
+        deliver_webhooks.apply_async(args=[[fresh.pk]], connection=conn, queue=QUEUE)
+    wait_for_worker(lambda: len(receiver.requests) >= 4, worker, message="the fresh delivery never came")
+    assert len(receiver.requests) == 4
+    assert Webhook(new.secret).verify(receiver.requests[3].body, receiver.requests[3].headers)["data"] == {"seq": 99}

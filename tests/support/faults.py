@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from tests.support.waiting import held_within
+
 ROOT = Path(__file__).resolve().parents[2]
 MESSAGE_ID = re.compile(rb"^Message-ID:\s*(<[^>\r\n]+>)", re.IGNORECASE | re.MULTILINE)
 
@@ -37,14 +39,9 @@ def free_port() -> int:
 
 
 def wait_until(condition: Callable[[], bool], timeout: float, step: float = 0.05) -> bool:
-    """Poll ``condition`` until it holds or ``timeout`` seconds pass; whether it held."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if condition():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(step)
+    """Poll ``condition`` until it holds or ``timeout`` seconds pass; whether it held
+    (tests/support/waiting.py's, for a caller that reports the failure itself)."""
+    return held_within(condition, timeout=timeout, interval=step)
 
 
 def stop_process(process: subprocess.Popen[Any] | None, grace: float = 10.0) -> None:
@@ -174,7 +171,7 @@ class Inbox:
             self.in_flight += 1
         try:
             if self.delay:
-                await asyncio.sleep(self.delay)
+                await asyncio.sleep(self.delay)  # a slow server, on purpose: the behaviour under test
         finally:
             with self.lock:
                 self.in_flight -= 1

@@ -1,5 +1,7 @@
-"""What the page tests share: Debian's Chromium driven by Playwright, a
-player signed in by their session cookie, and axe-core injected into a page."""
+"""The browser: Debian's Chromium driven by Playwright, a player signed in by
+their session cookie, and axe-core injected into a page. Its fixtures
+(``chromium``: a browser of the test's own; ``browser``: the module's one browser,
+the test's contexts closed after it) are taken in by tests/browser/conftest.py."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from django.test import Client
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
 from accounts.models import User
+from tests.support.live_server import AsgiServer
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,9 +91,15 @@ def browser(module_chromium: Browser) -> Iterator[Browser]:
 
 
 def signed_in(
-    browser: Browser, base_url: str, user: User, viewport: dict[str, int] = DESKTOP, *, bypass_csp: bool = False
+    browser: Browser,
+    site: str | AsgiServer,
+    user: User,
+    viewport: dict[str, int] = DESKTOP,
+    *,
+    bypass_csp: bool = False,
 ) -> BrowserContext:
-    """A browser context with ``user``'s session, as if they had followed a sign-in link.
+    """A browser context with ``user``'s session on ``site`` (its address, or the
+    live server), as if they had followed a sign-in link.
     ``bypass_csp`` lets a test inject its own script (axe-core); the pages' own
     scripts are tested under the site's Content-Security-Policy."""
     client = Client()
@@ -99,6 +108,7 @@ def signed_in(
         viewport={"width": viewport["width"], "height": viewport["height"]}, bypass_csp=bypass_csp
     )
     cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    base_url = site if isinstance(site, str) else site.url
     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base_url}])
     return context
 

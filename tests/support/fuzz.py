@@ -178,19 +178,10 @@ class World:
 
 
 def start_two_player_game(first: User, second: User) -> Game:
-    from games import services
-    from games.models import Game
+    from tests.factories import two_player_game
 
-    game = services.create_game(
-        creator=first,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=second.email)],
-    )
-    services.join_game(game=game, user=second)
-    # The last seat taken started it. Public, so that a stranger reads its public view.
-    Game.objects.filter(pk=game.pk).update(public=True)
-    game.refresh_from_db()
-    return game
+    # Public, so that a stranger reads its public view.
+    return two_player_game(first, second, public=True)
 
 
 def build_world(prefix: str = "fuzz") -> World:
