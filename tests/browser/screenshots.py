@@ -25,6 +25,7 @@ class Screenshot:
 
 
 SCREENSHOTS: dict[str, Screenshot] = {
+    "game-lobby.png": Screenshot("tests/browser/test_table_journey.py", 1280),
     "game-page-desktop.png": Screenshot("tests/browser/test_table_journey.py", 1280),
     "game-page-phone.png": Screenshot("tests/browser/test_table_journey.py", 390),
     "game-finished.png": Screenshot("tests/browser/test_table_journey.py", 1280),

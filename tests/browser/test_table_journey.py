@@ -90,9 +90,12 @@ def test_two_people_and_two_bots_play_a_whole_game_by_clicking_with_their_pages_
         ],
     )
     people = {alice.pk: alice, bob.pk: bob}
+    shots: set[str] = set()
     screens = {alice.pk: DESKTOP, bob.pk: PHONE}
     pages = {pk: open_game(signed_in(browser, server, user, screens[pk]), server, game) for pk, user in people.items()}
     wait_until_present(pages[alice.pk], alice)  # at the table from the lobby on (Bob has no seat yet)
+    take(pages[alice.pk], "game-lobby.png", tmp_path)
+    shots.add("game-lobby.png")
 
     # Bob takes his seat, which starts the game; it starts on Alice's page by itself.
     with pages[bob.pk].expect_navigation():
@@ -117,7 +120,6 @@ def test_two_people_and_two_bots_play_a_whole_game_by_clicking_with_their_pages_
     selected = {pk: 0 for pk in people}
     bob_away = False
     bob_left = False
-    shots: set[str] = set()
     started = time.monotonic()
     for _ in range(200):
         player = until_a_person_is_to_act(game, people, worker)
@@ -190,5 +192,5 @@ def test_two_people_and_two_bots_play_a_whole_game_by_clicking_with_their_pages_
     final.evaluate("window.scrollTo(0, 0)")
     take(final, "game-finished.png", tmp_path)
     shots.add("game-finished.png")
-    assert shots == {"game-page-desktop.png", "game-page-phone.png", "game-finished.png"}
+    assert shots == {"game-lobby.png", "game-page-desktop.png", "game-page-phone.png", "game-finished.png"}
     print(f"the whole game took {duration:.0f} s of clicking")  # shown with -s: a budget to keep
