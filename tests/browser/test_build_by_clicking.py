@@ -19,7 +19,7 @@ from django.db import connection
 from accounts.models import User
 from games import services
 from games.models import Game
-from tests.support.browser import DESKTOP, PHONE, chromium, signed_in  # noqa: F401 (a fixture)
+from tests.support.browser import PHONE, signed_in
 from tests.support.pages import build_by_touching, choose_a_card_and_a_lot, select_by_form
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,10 +59,10 @@ def let_the_bots_move(game: Game) -> None:
 
 
 @pytest.mark.slow  # a whole game by clicking: minutes
-def test_a_whole_game_built_by_touching_the_board(connections_closed, live_server, chromium):  # noqa: F811
+def test_a_whole_game_built_by_touching_the_board(connections_closed, live_server, browser):
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     game = bot_game(alice)
-    context = signed_in(chromium, live_server.url, alice)
+    context = signed_in(browser, live_server.url, alice)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -105,10 +105,10 @@ def test_a_whole_game_built_by_touching_the_board(connections_closed, live_serve
     context.close()
 
 
-def test_the_keyboard_builds_too(connections_closed, live_server, chromium):  # noqa: F811
+def test_the_keyboard_builds_too(connections_closed, live_server, browser):
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     game = bot_game(alice, players=3)
-    page = signed_in(chromium, live_server.url, alice).new_page()
+    page = signed_in(browser, live_server.url, alice).new_page()
     rng = random.Random(3)
     for _ in range(20):
         let_the_bots_move(game)
@@ -144,13 +144,13 @@ def test_the_keyboard_builds_too(connections_closed, live_server, chromium):  # 
 def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     connections_closed,
     live_server,
-    chromium,  # noqa: F811
+    browser,
     side,
 ):
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     # From the west the board is drawn turned: two cities wide and three tall.
     game = bot_game(alice, players=4, sides=[side, 1 - side, 2, 3])
-    page = signed_in(chromium, live_server.url, alice, PHONE).new_page()
+    page = signed_in(browser, live_server.url, alice, PHONE).new_page()
     rng = random.Random(7)
     for _ in range(20):
         let_the_bots_move(game)
