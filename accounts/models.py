@@ -1,4 +1,21 @@
-"""Users log in by email; third-party clients use personal API tokens."""
+"""Who people are: the user (email login, name, language, time zone, bot flag) and
+their personal API tokens. Every other app points here; this module imports none of them.
+
+What it owns: ``User`` (the email address is the login and is unique, stored in lower
+case by ``UserManager``; a password is optional, since players sign in by emailed link),
+``ApiToken`` and ``hash_token``.
+
+Why it is safe:
+- A token is never stored: only its SHA-256 hash (unique), and its first characters to
+  recognise it; the token itself is shown once, at creation (``accounts.services``). A
+  fast hash is enough because tokens are long random strings, not chosen passwords.
+- A revoked token stays as a row (``revoked`` set) and is refused like an unknown one
+  (``accounts.authentication``); a token carries its scopes, as an OAuth token does.
+- What other players see is ``public_name``: the display name or the address's local
+  part, never the whole address, "BOT …" for a bot account, and "former player N" once
+  the account is closed (``accounts.closing`` then removes the address, the tokens and
+  the way to sign in, in one transaction).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,20 @@
-"""Use cases for accounts: API tokens, and asking for a sign-in link."""
+"""Use cases for accounts: API tokens, and asking for a sign-in link.
+
+What it owns: making, finding, checking and revoking personal API tokens, making an
+account when a new address asks for a sign-in link, and flagging bot accounts. Views,
+the admin and the API's authentication call these rather than writing the rows.
+
+Why it is safe:
+- A token is 32 random bytes from ``secrets`` after the ``mbm_`` prefix; only its hash
+  is stored (``accounts.models.hash_token``) and the token itself is returned once, in
+  ``NewToken``, to be shown to its owner then.
+- A token authenticates only while it is unrevoked and its user is active (a closed
+  account is inactive); its last use is written at most once a minute, by a
+  conditional UPDATE, so API requests do not write on every call nor lose an update.
+- Asking for a sign-in link tells nobody whether the address had an account: the
+  account is made if it is new, and the link goes to that address only (the emails
+  app writes it on ``sign_in_link_requested``).
+"""
 
 from __future__ import annotations
 

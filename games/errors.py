@@ -1,10 +1,21 @@
-"""The service layer's one error type.
+"""The service layer's one error type: every refusal a use case gives is a ``GameError``.
 
 Each error has a stable ``code`` (for rule errors, the engine's own code), a
 human message in English and, in ``extra``, machine-readable details such as
 the current version of a game. What a code means to HTTP (its status) is the
 API's business: ``games.api.problems.STATUS_BY_CODE``; the pages and the
 emails translate the message from the code.
+
+What it owns: ``GameError``, ``StaleVersion`` (a move made against a version the game
+has moved past), ``not_found`` and ``from_rule_error`` (the engine's refusal carried
+over with its rule, ``message_id`` and params, so it can be translated later).
+
+Why it is safe: an error holds only what its caller may already know (the code, the
+rule, the params of the caller's own action and hand, the game's version), never hidden
+information, so every interface can show it whole; and it is raised before anything is
+written, or inside the transaction it rolls back, so a refused action leaves no trace
+in the game's log. Clients switch on the codes: every code raised has a documented
+problem page (``tests/games/test_api_index.py``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,28 @@
-"""Games are stored as append-only event logs; the engine folds them into state.
+"""The games app's tables: games as append-only event logs, their seats and secrets.
 
-``Game`` keeps a few denormalised fields (version, whose turn and since when)
-in step with its log, for queries; they are written only by ``games.store``
-in the same transaction as the events.
+What it owns: ``Game`` (options, status, and a few denormalised fields for queries:
+version, phase, round, whose turn and since when), ``GameEvent`` (the log the engine
+folds into state), ``Seat`` (who plays which seat, person or bot), ``GameSecret`` (the
+seed every chance outcome is drawn from), ``IdempotencyKey`` (stored answers of
+retried moves), ``Presence`` (game pages open right now), ``PlayNowLine`` (the rows
+"play now" serialises on) and ``GameReview`` (a finished game's bot review).
+
+Why it is safe:
+- Events are never changed or removed: ``GameEvent.save`` of a stored row, its
+  ``delete`` and the queryset's ``update``/``delete`` raise, so corrections are new
+  events and a state folded at version ``v`` stays right (``games.snapshots`` relies on
+  it); ``(game, seq)`` is unique, so two writers can never both append event ``v + 1``.
+- The denormalised fields of ``Game`` are written by ``games.store`` in the
+  transaction that appends the events, with the game row locked (an operator's
+  abandon clears whose turn it is, under the same lock), so they never run ahead of
+  or behind the log.
+- Hidden information stays out of reach: the seed lives in ``GameSecret``, a table of
+  its own that no serializer of games touches, and event payloads (which hold hands and
+  draws) leave the server only through ``engine.redact_events`` (``games.store``); the
+  review's seed is never shown (``tests/reliability/test_secret_crawler.py`` and
+  ``tests/games/test_api_permissions.py`` crawl every answer for secrets).
+- The constraints hold the rest: one seat per index and per user, a seat is a person
+  or a bot, never both; one idempotency key per user and game; one presence per page.
 """
 
 from __future__ import annotations
@@ -186,8 +206,10 @@ class GameEvent(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """A client's ``Idempotency-Key``: a retry with the same key and body gets
-    the stored response, and no new event."""
+    """A player's idempotency key (the API's ``Idempotency-Key``, the page's form
+    key, an email reply's Message-ID): a repeat with the same key and ask gets
+    the first move's result again, and no new event. ``response`` is the move's
+    receipt, its first and last event (``games.store.replay``)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)

@@ -7,12 +7,52 @@ not at all; anything that leaves the server they must defer with
 ``transaction.on_commit``.
 """
 
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
 from django.dispatch import Signal
 
-# Events were appended to a game's log: ``loaded`` (a ``store.LoadedGame``
-# whose state is the state after them), ``events``, ``first_seq``,
-# ``acting_seat`` (None for the dealer, an operator or a sweep), ``cause``
-# ("start", "move", "bot", "timeout", "operator") and ``now``.
+if TYPE_CHECKING:  # the store sends the signal: importing it here would be a loop
+    from games.engine import Event
+    from games.store import LoadedGame
+
+
+class Cause(StrEnum):
+    """Why events were appended: the one list, for every listener (and the webhooks' ``cause``)."""
+
+    START = "start"  # the deal (the last seat taken, or the creator's start)
+    MOVE = "move"  # a player's own action (API, page or email reply)
+    BOT = "bot"  # a bot's seat moved
+    ABSENT = "absent"  # the timeout bot moved for a player who has not come back
+    TIMEOUT = "timeout"  # the timeout bot's first move for a player whose turn timed out
+    OPERATOR = "operator"  # an operator's correction (undo)
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What ``events_appended`` carries, as its one argument ``appended``.
+
+    ``loaded`` is the game with its seats and the state after the events;
+    ``acting_seat`` is ``None`` for the dealer and an operator; ``now`` is the
+    events' time (their ``created``)."""
+
+    loaded: LoadedGame
+    events: tuple[Event, ...]
+    first_seq: int
+    acting_seat: int | None
+    cause: Cause
+    now: datetime
+
+    @property
+    def last_seq(self) -> int:
+        return self.first_seq + len(self.events) - 1
+
+
+# Events were appended to a game's log: ``appended`` (an ``Appended``).
 events_appended = Signal()
 
 # A game's lobby changed: ``game``, ``seats``, ``change`` ("created",

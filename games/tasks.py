@@ -14,8 +14,7 @@ from django.utils import timezone
 
 from .models import Game
 from .services import open_games, play, review
-from .signals import events_appended
-from .store import LoadedGame
+from .signals import Appended, Cause, events_appended
 
 logger = logging.getLogger(__name__)
 
@@ -43,14 +42,14 @@ def sweep_bot_turns() -> int:
 
 
 @receiver(events_appended, dispatch_uid="games.tasks.bots_move_next")
-def bots_move_next(sender: Any, *, loaded: LoadedGame, cause: str, **kwargs: Any) -> None:
+def bots_move_next(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
     """After an append that leaves a bot (or the bot of an absent player) to
     move, its turns are played by a task once the events are committed.
     ``play_bot_turns`` goes on by its own loop, so its own moves queue nothing."""
-    game = loaded.game
-    seat = loaded.seat_at(game.to_act_seat)
+    game = appended.loaded.game
+    seat = appended.loaded.seat_at(game.to_act_seat)
     automatic = seat is not None and (seat.is_bot or seat.absent_since is not None)
-    if cause in ("bot", "absent") or game.status != Game.Status.ACTIVE or not automatic:
+    if appended.cause in (Cause.BOT, Cause.ABSENT) or game.status != Game.Status.ACTIVE or not automatic:
         return
     public_id = str(game.public_id)
     transaction.on_commit(lambda: _enqueue(public_id))
@@ -89,10 +88,11 @@ def review_finished_game(game_id: str) -> int:
 
 
 @receiver(events_appended, dispatch_uid="games.tasks.review_finished_games")
-def review_when_finished(sender: Any, *, loaded: LoadedGame, events: list[Any], **kwargs: Any) -> None:
+def review_when_finished(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
     """A game that finished is reviewed (if the deployment reviews it) once committed."""
-    if not any(event["type"] == "game_finished" for event in events):
+    if not any(event["type"] == "game_finished" for event in appended.events):
         return
+    loaded = appended.loaded
     if review.queue_review(loaded.game, loaded.seats) is None:
         return
     public_id = str(loaded.game.public_id)

@@ -4,6 +4,21 @@ A ``Notification`` row is written in the same transaction as the event that
 causes it, so a move and its emails are stored together or not at all. Its
 ``key`` is unique (game, seat, event seq, kind), so a redelivered task or an
 overlapping sweep can never create, or send, the same email twice.
+
+What else it owns, and why each is safe:
+- ``Preference`` (one per user): what a player gets and when; a kind they switched
+  off is written and then skipped, so the record of what happened stays whole.
+- ``TurnClock`` (one per game, keyed by the game): when the player to act is reminded
+  and when a bot moves for them; moved on in the transaction that begins a turn, and
+  claimed by the sweeps with the game row locked, so two sweeps never remind twice.
+- ``Reply`` (unique by the SHA-256 of the whole Message-ID): a redelivered reply is
+  recognised and never played twice; ``InboundRefusal`` records what was not played.
+- ``Suppression`` (unique per address and reason): a bouncing address or one that
+  asked for no invitations gets no more of that mail.
+- ``DataExport``: a person's data, only through the signed link emailed to them, and
+  deleted by the sweep when the link expires.
+Addresses and names here are personal data: closing an account removes them
+(``forget_the_person`` in ``notifications.receivers``).
 """
 
 from __future__ import annotations
@@ -138,10 +153,6 @@ class Preference(models.Model):
 
     def __str__(self) -> str:
         return f"preferences of {self.user_id}"
-
-    def on_vacation(self, now: Any = None) -> bool:
-        now = now or timezone.now()
-        return self.vacation_until is not None and self.vacation_until > now
 
 
 class TurnClock(models.Model):

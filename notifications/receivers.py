@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.signals import account_closed, address_confirmed, sign_in_link_requested
-from games import engine, store
+from games import store
 from games.models import Game, Seat
 from games.services import visibility
-from games.signals import events_appended, lobby_changed, player_returned
+from games.signals import Appended, Cause, events_appended, lobby_changed, player_returned
 
 from . import bounces, outbox, reminders
 from .models import DataExport, InboundRefusal, Kind, Notification, Preference, Suppression, TurnClock
@@ -44,19 +44,10 @@ def _email(kind: str, seat: Seat, seq: int, context: dict[str, Any]) -> Notifica
 
 
 @receiver(events_appended, dispatch_uid="notifications.game_emails")
-def write_game_emails(
-    sender: Any,
-    *,
-    loaded: store.LoadedGame,
-    events: list[engine.Event],
-    first_seq: int,
-    acting_seat: int | None,
-    cause: str,
-    now: datetime,
-    **kwargs: Any,
-) -> None:
+def write_game_emails(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
     """Game started, round scored, game over; "your turn" when the turn passes
     to a person; "timed out" to the player a bot moved for. Then the turn clock."""
+    loaded, events, first_seq, acting_seat = appended.loaded, appended.events, appended.first_seq, appended.acting_seat
     humans = {seat.index: seat for seat in loaded.seats if seat.user is not None}
     state = loaded.state
     assert state is not None
@@ -69,8 +60,8 @@ def write_game_emails(
         seq = first_seq + offset
         started = started or kind == Kind.GAME_STARTED
         rows += [_email(kind, seat, seq, {"seq": seq, "round": event.get("round")}) for seat in humans.values()]
-    last_seq = first_seq + len(events) - 1
-    if cause == "timeout" and acting_seat in humans:
+    last_seq = appended.last_seq
+    if appended.cause == Cause.TIMEOUT and acting_seat in humans:
         # Says what the bot played (events first_seq..last_seq), and that it goes on until they come back.
         context = {"seq": last_seq, "from_seq": first_seq}
         rows.append(_email(Kind.TIMEOUT, humans[acting_seat], last_seq, context))
@@ -79,7 +70,7 @@ def write_game_emails(
     if to_act is not None and to_act != acting_seat and to_act in humans and not started and not absent:
         rows.append(_email(Kind.YOUR_TURN, humans[to_act], last_seq, {"seq": last_seq}))
     outbox.write([row for row in rows if visibility.may_see(loaded.game, row.user)])  # the one rule, asked here too
-    reminders.start_turn(loaded, now)
+    reminders.start_turn(loaded, appended.now)
 
 
 @receiver(lobby_changed, dispatch_uid="notifications.invitations")

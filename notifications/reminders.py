@@ -118,22 +118,13 @@ def send_due_reminders(now: datetime | None = None, limit: int = 1000) -> int:
     return sent
 
 
-def remind(game_id: int, due_at: datetime, now: datetime) -> bool:
-    """Send the reminder of game ``game_id`` that was due at ``due_at``,
-    unless another sweep has claimed it already."""
-    _, reminded = _remind_chunk(now, 1, only=Q(game_id=game_id, next_reminder_at=due_at))
-    return reminded == 1
-
-
-def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[int, int]:
+def _remind_chunk(now: datetime, size: int) -> tuple[int, int]:
     """Claim up to ``size`` due clocks and write their reminders: (clocks claimed, reminders written)."""
     with transaction.atomic():
         # One lock order everywhere: the game rows first, then their clocks (a
         # move locks its game, then sets the clock). A game a move or another
         # sweep is holding is skipped and left for the next sweep.
         due = TurnClock.objects.filter(next_reminder_at__lte=now, game__status=Game.Status.ACTIVE)
-        if only is not None:
-            due = due.filter(only)
         free = list(
             Game.objects.select_for_update(skip_locked=True)
             .filter(pk__in=due.order_by("next_reminder_at").values("game_id")[:size])
@@ -142,7 +133,7 @@ def _remind_chunk(now: datetime, size: int, *, only: Q | None = None) -> tuple[i
         if not free:
             return 0, 0
         mine = Q(game_id__in=free)
-        rows = list(due_reminders(now, size, only=mine if only is None else only & mine))
+        rows = list(due_reminders(now, size, only=mine))
         claimed = len(rows)
         by_interval: dict[int, list[int]] = defaultdict(list)  # reminder_every_hours -> games reminded
         away: dict[tuple[datetime, int | None], list[int]] = defaultdict(list)  # (back, timeout_hours) -> games

@@ -153,15 +153,23 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
         return _answer_stale(inbound, notification, text, returned=returned)
     try:
         with transaction.atomic():
-            if inbound.message_hash:
-                # The move and the record of its message are stored together: a
-                # redelivered message finds the record and is not played again.
-                _record(inbound, notification, "played")
             if isinstance(action, Exception):
                 raise action
-            services.submit_action(game_id=game.public_id, user=user, action=action, expected_version=version)
+            # Keyed by the message: a redelivery racing this one (the other path) is played once.
+            result = services.submit_action(
+                game_id=game.public_id,
+                user=user,
+                action=action,
+                expected_version=version,
+                key=inbound.message_hash or None,
+                asked=text,
+            )
+            if result.replayed:
+                return ReplyOutcome(True, "played before")
+            if inbound.message_hash:
+                _record(inbound, notification, "played")  # with the move: read once, whatever the path
             _write_note(user, game, note)
-    except IntegrityError:  # a redelivery of a message that was played
+    except IntegrityError:  # a redelivery of a message that was read (as a note) meanwhile
         return ReplyOutcome(True, "played before")
     except StaleVersion:  # another move was stored meanwhile
         _post_note(inbound, notification, note)

@@ -42,11 +42,6 @@ def version_of(notification: Any) -> int:
     return int(notification.game.version) if notification.game is not None else 0
 
 
-def reply_token(notification: Any) -> str:
-    version = version_of(notification)
-    return f"{notification.pk}v{version}x{_signature(notification.pk, version)}"
-
-
 def reply_address(notification: Any) -> str:
     return address_for(notification.pk, version_of(notification))
 
@@ -65,8 +60,3 @@ def read(match: re.Match[str]) -> ReplyToken | None:
     if hmac.compare_digest(signature.lower(), _signature(notification_id, number)):
         return ReplyToken(int(notification_id), number)
     return None
-
-
-def is_signed(notification_id: str, signature: str) -> bool:
-    """Whether an address of the old form (no version) is signed."""
-    return hmac.compare_digest(signature.lower(), _signature(notification_id))

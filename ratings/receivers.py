@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from django.dispatch import receiver
 
 from accounts.models import User
 from accounts.signals import account_closed
-from games import engine, store
-from games.signals import events_appended
+from games.signals import Appended, events_appended
 
 from .models import ProfileSetting
 from .results import record_results
@@ -18,10 +16,9 @@ from .services import rate_game
 
 
 @receiver(events_appended, dispatch_uid="ratings.rate_finished_games")
-def rate_finished_game(
-    sender: Any, *, loaded: store.LoadedGame, events: list[engine.Event], now: datetime, **kwargs: Any
-) -> None:
-    if loaded.state is not None and any(event["type"] == "game_finished" for event in events):
+def rate_finished_game(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
+    loaded, now = appended.loaded, appended.now
+    if loaded.state is not None and any(event["type"] == "game_finished" for event in appended.events):
         changes = rate_game(loaded.game, loaded.seats, loaded.state, now)
         record_results(loaded.game, loaded.seats, loaded.state, now, changes)
 

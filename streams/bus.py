@@ -90,10 +90,6 @@ class Hub:
         with self._lock:
             self._listeners.discard(listener)
 
-    @property
-    def listening(self) -> int:
-        return len(self._listeners)
-
     def dispatch(self, wake: Wake) -> None:
         """Hand ``wake`` to every listener; callable from any thread."""
         with self._lock:

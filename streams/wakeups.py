@@ -12,15 +12,15 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import receiver
 
-from games.signals import events_appended, lobby_changed, message_posted
+from games.signals import Appended, events_appended, lobby_changed, message_posted
 
 from . import bus
 
 
 @receiver(events_appended, dispatch_uid="streams.events_appended")
-def wake_game_listeners(sender: Any, loaded: Any, events: list[Any], first_seq: int, **kwargs: Any) -> None:
-    game_id = str(loaded.game.public_id)
-    seq = first_seq + len(events) - 1
+def wake_game_listeners(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
+    game_id = str(appended.loaded.game.public_id)
+    seq = appended.last_seq
     transaction.on_commit(lambda: bus.publish(bus.Wake(game=game_id, seq=seq)))
 
 

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from games import engine, store
+from games import engine
 from games.engine.events import GAME_CREATED, GAME_FINISHED, ROUND_SCORED
 from games.models import Game
+from games.signals import Appended, Cause
 
 from .models import EventType
 
@@ -37,21 +38,14 @@ def envelope(event_type: str, now: datetime, data: dict[str, Any]) -> dict[str, 
     return {"type": str(event_type), "timestamp": now.isoformat().replace("+00:00", "Z"), "data": data}
 
 
-def game_events(
-    loaded: store.LoadedGame,
-    events: list[engine.Event],
-    *,
-    first_seq: int,
-    acting_seat: int | None,
-    cause: str,
-    now: datetime,
-    seat: int,
-) -> list[WebhookEvent]:
-    """What the owner of ``seat`` may be told about ``events`` (appended from ``first_seq``)."""
-    game, state = loaded.game, loaded.state
-    last_seq = first_seq + len(events) - 1
+def game_events(appended: Appended, *, seat: int) -> list[WebhookEvent]:
+    """What the owner of ``seat`` may be told about the ``appended`` events."""
+    game, state = appended.loaded.game, appended.loaded.state
+    first_seq, last_seq, now, cause = appended.first_seq, appended.last_seq, appended.now, appended.cause
     common = {"game": str(game.public_id), "version": game.version, "seat": seat}
-    shown = [{"seq": first_seq + offset, **engine.redact_event(event, seat)} for offset, event in enumerate(events)]
+    shown = [
+        {"seq": first_seq + offset, **engine.redact_event(event, seat)} for offset, event in enumerate(appended.events)
+    ]
     made: list[WebhookEvent] = []
 
     def add(event_type: str, seq: int, **data: Any) -> None:
@@ -62,8 +56,8 @@ def game_events(
     for event in shown:
         if event["type"] == GAME_CREATED:
             add(EventType.GAME_STARTED, event["seq"], event=event)
-    if cause != "start":
-        add(EventType.GAME_MOVE, last_seq, acting_seat=acting_seat, cause=cause, events=shown)
+    if cause != Cause.START:
+        add(EventType.GAME_MOVE, last_seq, acting_seat=appended.acting_seat, cause=str(cause), events=shown)
     for event in shown:
         if event["type"] == ROUND_SCORED:
             add(EventType.ROUND_SCORED, event["seq"], event=event)

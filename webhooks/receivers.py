@@ -4,7 +4,6 @@ gets a delivery, written in the announcer's transaction and sent after it."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from django.dispatch import receiver
@@ -12,10 +11,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.signals import account_closed
-from games import engine, store
 from games.models import Game, Seat
 from games.services import visibility
-from games.signals import events_appended, lobby_changed
+from games.signals import Appended, events_appended, lobby_changed
 
 from . import delivery, payloads
 from .models import Delivery, Endpoint
@@ -30,18 +28,9 @@ def _rows(endpoint: Endpoint, made: list[payloads.WebhookEvent]) -> list[Deliver
 
 
 @receiver(events_appended, dispatch_uid="webhooks.game_events")
-def queue_game_deliveries(
-    sender: Any,
-    *,
-    loaded: store.LoadedGame,
-    events: list[engine.Event],
-    first_seq: int,
-    acting_seat: int | None,
-    cause: str,
-    now: datetime,
-    **kwargs: Any,
-) -> None:
+def queue_game_deliveries(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
     """Moves, turns, starts, scores and ends, to the endpoints of the players at the table."""
+    loaded = appended.loaded
     seats = {seat.user_id: seat.index for seat in loaded.seats if seat.user_id is not None}
     if not seats:
         return
@@ -52,9 +41,7 @@ def queue_game_deliveries(
             continue
         seat = seats[endpoint.owner_id]
         if seat not in made:
-            made[seat] = payloads.game_events(
-                loaded, events, first_seq=first_seq, acting_seat=acting_seat, cause=cause, now=now, seat=seat
-            )
+            made[seat] = payloads.game_events(appended, seat=seat)
         rows += _rows(endpoint, made[seat])
     delivery.queue(rows)
 

@@ -23,7 +23,11 @@ def as_seen_by(loaded: store.LoadedGame, user: Any, rows: list[dict[str, Any]]) 
     """Rows of ``store.event_rows`` redacted for ``user`` (a reader that shares one
     read of the log among several callers redacts each one's copy here)."""
     own = loaded.seat_of(user)
-    seat = own.index if own is not None else None
+    return as_seen_from(own.index if own is not None else None, rows)
+
+
+def as_seen_from(seat: int | None, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of ``store.event_rows`` redacted for the player at ``seat`` (``None``: a spectator)."""
     return [{"seq": row["seq"], "created": row["created"], **engine.redact_event(row["payload"], seat)} for row in rows]
 
 

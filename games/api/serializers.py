@@ -112,8 +112,15 @@ _COLOUR = {"type": "string", "enum": ["red", "blue", "green", "yellow"], "descri
                 colour=_COLOUR,
             ),
             _action_schema("resign", []),
-            _action_schema("undo", [], reason={"type": "string"}),
-            {"type": "string", "minLength": 1, "maxLength": 500, "description": "A move in notation."},
+            _action_schema("undo", [], reason={"type": "string", "pattern": "^[^\\x00]*$"}),
+            # No NUL: no JSON body may hold one (manhattan_site.strict_input), and the schema says so.
+            {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 500,
+                "pattern": "^[^\\x00]+$",
+                "description": "A move in notation.",
+            },
         ]
     }
 )

@@ -16,7 +16,6 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
-from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
@@ -29,9 +28,10 @@ from games.models import Game
 from games.services import open_games, play
 from manhattan_site.strict_input import takes_no_body
 
-from . import idempotency, talk
+from . import talk
+from .answers import action_answer
 from .bodies import EventsSerializer, LegalActionsSerializer, RecordSerializer, StateAtSerializer
-from .events import as_seen_by, visible_events
+from .events import visible_events
 from .examples import ACTION_EXAMPLES, CREATE_EXAMPLES, LEGAL_ACTIONS_EXAMPLE
 from .permissions import seen_game
 from .serializers import (
@@ -269,9 +269,10 @@ class ActionsView(APIView):
             ),
             OpenApiParameter(
                 "Idempotency-Key",
-                {"type": "string", "minLength": 1, "maxLength": 255},
+                {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[\\x20-\\x7e]+$"},
                 OpenApiParameter.HEADER,
-                description="Makes retries safe: the same key and body get the stored answer, and no new event.",
+                description="Makes retries safe: the same key and body get the first answer again, and no new event. "
+                "1 to 200 printable ASCII characters.",
             ),
         ],
         responses={
@@ -285,38 +286,30 @@ class ActionsView(APIView):
         },
     )
     def post(self, request: Request, game_id: str) -> Response:
+        # In: the body, the version and the key, read and checked here; the move is the
+        # service's, in its one transaction; out: the answer, built after the commit.
         serializer = ActionRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         body = serializer.validated_data
         action = parse_action(body["action"])
         version, via_if_match = _expected_version(request, body)
         key = request.headers.get("Idempotency-Key")
-        idempotency.check_key(key)
         user = request_user(request)
-
-        def act() -> tuple[Game, dict[str, Any]]:
-            result = play.submit_action(game_id=game_id, user=user, action=action, expected_version=version)
-            # The events as /events gives them (seq, created, the redacted body), from what
-            # the move stored: no second read of the log.
-            first = result.game.version - len(result.events) + 1
-            created = JSONEncoder().default(result.created)  # as the renderer writes it (and storable)
-            rows = [{"seq": first + i, "created": created, "payload": e} for i, e in enumerate(result.events)]
-            body = {"version": result.game.version, "events": as_seen_by(result.loaded, user, rows)}
-            answer = ActionResultSerializer({**body, "game": result.game}, context=_context(result.loaded, request))
-            return result.game, dict(answer.data)
-
         try:
-            if key is None:
-                data = act()[1]
-            else:
-                data = idempotency.once(
-                    user=user, game_id=game_id, key=key, print_=idempotency.fingerprint(request.data, version), act=act
-                )
+            result = play.submit_action(
+                game_id=game_id,
+                user=user,
+                action=action,
+                expected_version=version,
+                key=key,
+                asked=request.data,
+            )
         except StaleVersion as error:
             if via_if_match:
                 raise GameError("precondition_failed", error.message, **error.extra) from error
             raise
-        return Response(data, headers={"ETag": quote_etag(str(data.get("version", "")))})
+        data = action_answer(result, request)
+        return Response(data, headers={"ETag": quote_etag(str(data["version"]))})
 
 
 class EventsView(APIView):

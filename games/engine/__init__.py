@@ -19,7 +19,7 @@ from .actions import (
 from .commands import check_selection, create_game, decide, execute
 from .constants import COLOUR_NAMES, ENGINE_VERSION, EVENT_SCHEMA_VERSION, SIDE_NAMES
 from .errors import NotationError, RuleError
-from .events import CorruptLog, Event, apply_event, fold, initial_state
+from .events import CorruptLog, Event, apply_event, fold, fold_from, initial_state
 from .legal import LegalActions, enumerate_actions, legal_actions
 from .notation import format_action, parse_action
 from .options import GameOptions
@@ -62,6 +62,7 @@ __all__ = [
     "enumerate_actions",
     "execute",
     "fold",
+    "fold_from",
     "format_action",
     "game_record",
     "initial_state",

@@ -264,14 +264,6 @@ class Board(Sequence[Building | None]):
         base = index * COLOURS
         return self.storeys[base + colour] + size >= self.storeys[base + owner]
 
-    def takeover_need(self, index: int, colour: int) -> int:
-        """The smallest piece ``colour`` may put on lot ``index`` (1 when any will do; may exceed 4)."""
-        owner = self.owner[index]
-        if owner < 0 or owner == colour:  # empty (NOBODY is -1) or its own
-            return 1
-        base = index * COLOURS
-        return max(1, self.storeys[base + owner] - self.storeys[base + colour])
-
     def points(self) -> list[int]:
         """R17: the points each colour (0-3) would score if the round ended now."""
         if self.unsettled or not self.counted:
@@ -280,11 +272,6 @@ class Board(Sequence[Building | None]):
         if self.tallest_count == 1:
             points[self.tallest_owner] += TALLEST_POINTS
         return points
-
-    def points_after(self, index: int, colour: int, size: int) -> list[int]:
-        """``points()`` as they would be after ``place(index, colour, size)``, without placing."""
-        outcomes, taller_from = self.outcomes(index, colour)
-        return outcomes[(size >= taller_from) + (size > taller_from)]
 
     def outcomes(self, index: int, colour: int) -> tuple[tuple[list[int], list[int], list[int]], int]:
         """What a piece of ``colour`` on lot ``index`` would make of everyone's ``points()``,

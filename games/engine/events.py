@@ -320,6 +320,14 @@ def apply_event(state: GameState, event: Event) -> GameState:
     return new
 
 
+def fold_from(state: GameState, events: Iterable[Event]) -> GameState:
+    """The state after ``events``, which follow ``state`` in its log; ``state`` itself is left as it was."""
+    new = state.copy()
+    for event in events:
+        apply_in_place(new, event)
+    return new
+
+
 def fold(events: Iterable[Event]) -> GameState:
     """A game's state from its whole log: replay is a fold."""
     iterator = iter(events)

@@ -45,7 +45,7 @@ def policy_choice(
 
     The playouts' default policy, so written for speed: a sample's points are the board's
     ``base_points`` changed as ``Board.points_untallest`` would change them, plus the tallest
-    building's bonus (as ``Board.points_after`` gives them, which a test checks), and the
+    building's bonus (as ``Board.outcomes`` gives them, which a test checks), and the
     difference is taken without building lists.
     """
     colours = state.colours
@@ -64,7 +64,7 @@ def policy_choice(
     by_card = CARD_INDEXES[state.sides[player]]
     board = state.board
     owners, storeys, heights = board.owner, board.storeys, board.height
-    # Board.points_untallest inlined (its tests hold the policy to Board.points_after): the
+    # Board.points_untallest inlined (its tests hold the policy to a plain scoring of the same draws): the
     # settling, the base points and the tallest building are the same for every sample.
     base = board.base_points()
     city_counts, leaders = board.city_counts, board.leaders

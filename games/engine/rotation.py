@@ -27,11 +27,6 @@ LOT_TO_CARD: tuple[tuple[int, ...], ...] = tuple(
 """The inverse: the card a player on ``side`` needs to build on ``lot``."""
 
 
-def card_to_lot(card: int, side: int) -> int:
-    """The lot (0–8) that ``card`` (0–8, row-major as printed) names for ``side``."""
-    return CARD_TO_LOT[side][card]
-
-
 CARD_INDEXES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(city * 9 + CARD_TO_LOT[side][card] for city in range(6)) for card in range(CARD_POSITIONS))
     for side in range(4)

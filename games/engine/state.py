@@ -84,16 +84,6 @@ class GameState:
             return None
         return self.selection_queue[0]
 
-    def pieces_left(self, colour: int) -> int:
-        return sum(self.selection[colour])
-
-    def player_pieces_left(self, player: int) -> int:
-        return sum(sum(self.selection[c]) for c in self.colours[player])
-
-    def has_round_pieces(self, player: int) -> bool:
-        selection = self.selection
-        return any(any(selection[c]) for c in self.colours[player])
-
     def player_totals(self) -> list[int]:
         """R18: a player's score is the sum of their colours' scores."""
         return [sum(self.scores[c] for c in cs) for cs in self.colours]

@@ -1,19 +1,148 @@
-"""The log as sentences: each redacted event in the reader's language."""
+"""The log as sentences: each redacted event in the reader's language.
+
+One small describer per event type, found in ``DESCRIBERS`` by the event's ``type``;
+an event type it does not know still gets a sentence ("Something happened: …").
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games.engine.events import (
+    GAME_CREATED,
+    GAME_FINISHED,
+    HAND_REDRAWN,
+    PIECE_LOST,
+    PIECE_PLACED,
+    PIECES_SELECTED,
+    PLACEMENT_UNDONE,
+    PLAYER_RESIGNED,
+    ROUND_SCORED,
+    ROUND_STARTED,
+)
+
 from .vocabulary import colour_label
+
+Who = Callable[[Any], str]
+"""A seat's name for the reader (its number when it has none; "" for no seat)."""
+Describer = Callable[[dict[str, Any], Who], list[str]]
+"""A redacted event of one type -> its sentences in the active language."""
 
 
 def _pieces(sizes: Sequence[int]) -> str:
     return ", ".join(str(s) for s in sizes)
+
+
+def _reshuffled(event: dict[str, Any]) -> list[str]:
+    return [_("The discard piles were shuffled into a new draw pile.")] if event.get("reshuffled") else []
+
+
+def _game_created(event: dict[str, Any], who: Who) -> list[str]:
+    return [_("The game began; %(player)s starts.") % {"player": who(event.get("start_player"))}]
+
+
+def _pieces_selected(event: dict[str, Any], who: Who) -> list[str]:
+    words = {
+        "player": who(event.get("player")),
+        "colour": colour_label(event["colour"]),
+        "pieces": _pieces(event.get("pieces", [])),
+    }
+    return [_("%(player)s chose the %(colour)s pieces for this round: %(pieces)s.") % words]
+
+
+def _piece_placed(event: dict[str, Any], who: Who) -> list[str]:
+    size = int(event["size"])
+    placed = ngettext(
+        "%(player)s played card %(card)s: %(size)s storey of %(colour)s in city %(city)s, lot %(lot)s.",
+        "%(player)s played card %(card)s: %(size)s storeys of %(colour)s in city %(city)s, lot %(lot)s.",
+        size,
+    ) % {
+        "player": who(event.get("player")),
+        "card": event["card"] + 1,
+        "size": size,
+        "colour": colour_label(event["colour"]),
+        "city": event["city"] + 1,
+        "lot": event["lot"] + 1,
+    }
+    lines = [placed]
+    if isinstance(event.get("drew"), int):  # the reader's own draw; another's is redacted
+        lines.append(_("You drew card %(card)s.") % {"card": event["drew"] + 1})
+    return lines + _reshuffled(event)
+
+
+def _hand_redrawn(event: dict[str, Any], who: Who) -> list[str]:
+    redrawn = _("%(player)s could not build with any card and drew a new hand.") % {"player": who(event.get("player"))}
+    lines = [redrawn]
+    drew = event.get("drew")
+    if isinstance(drew, list) and drew:  # the reader's own new hand; another's is redacted
+        lines.append(_("You drew cards %(cards)s.") % {"cards": ", ".join(str(c + 1) for c in drew)})
+    return lines + _reshuffled(event)
+
+
+def _piece_lost(event: dict[str, Any], who: Who) -> list[str]:
+    size = int(event["size"])
+    lost = ngettext(
+        "%(player)s could not build: a %(colour)s piece of %(size)s storey went back to the box.",
+        "%(player)s could not build: a %(colour)s piece of %(size)s storeys went back to the box.",
+        size,
+    )
+    return [lost % {"player": who(event.get("player")), "size": size, "colour": colour_label(event["colour"])}]
+
+
+def _round_scored(event: dict[str, Any], who: Who) -> list[str]:
+    points = ", ".join(f"{colour_label(name)} +{n}" for name, n in event.get("points", {}).items())
+    return [_("Round %(round)s was scored: %(points)s.") % {"round": event.get("round"), "points": points}]
+
+
+def _round_started(event: dict[str, Any], who: Who) -> list[str]:
+    words = {"round": event.get("round"), "player": who(event.get("start_player"))}
+    return [_("Round %(round)s began; %(player)s starts.") % words]
+
+
+def _game_finished(event: dict[str, Any], who: Who) -> list[str]:
+    winners = [who(p) for p in event.get("winners", [])]
+    if not winners:
+        return [_("The game is over.")]
+    over = ngettext(
+        "The game is over. The winner is %(names)s.",
+        "The game is over. The winners are %(names)s.",
+        len(winners),
+    )
+    return [over % {"names": ", ".join(winners)}]
+
+
+def _player_resigned(event: dict[str, Any], who: Who) -> list[str]:
+    return [_("%(player)s resigned.") % {"player": who(event.get("player"))}]
+
+
+def _placement_undone(event: dict[str, Any], who: Who) -> list[str]:
+    words = {
+        "player": who(event.get("player")),
+        "card": event["card"] + 1,
+        "city": event["city"] + 1,
+        "reason": event.get("reason") or "—",
+    }
+    return [_("An operator took back a placement by %(player)s (card %(card)s, city %(city)s): %(reason)s") % words]
+
+
+# One describer per event type of the engine (games/engine/events.py; a test holds them equal).
+DESCRIBERS: dict[str, Describer] = {
+    GAME_CREATED: _game_created,
+    PIECES_SELECTED: _pieces_selected,
+    PIECE_PLACED: _piece_placed,
+    HAND_REDRAWN: _hand_redrawn,
+    PIECE_LOST: _piece_lost,
+    ROUND_SCORED: _round_scored,
+    ROUND_STARTED: _round_started,
+    GAME_FINISHED: _game_finished,
+    PLAYER_RESIGNED: _player_resigned,
+    PLACEMENT_UNDONE: _placement_undone,
+}
 
 
 def describe_event(event: dict[str, Any], names: dict[int, str]) -> list[str]:
@@ -23,92 +152,10 @@ def describe_event(event: dict[str, Any], names: dict[int, str]) -> list[str]:
         return names.get(seat, str(seat)) if isinstance(seat, int) else ""
 
     kind = event.get("type")
-    if kind == "game_created":
-        return [_("The game began; %(player)s starts.") % {"player": who(event.get("start_player"))}]
-    if kind == "pieces_selected":
-        return [
-            _("%(player)s chose the %(colour)s pieces for this round: %(pieces)s.")
-            % {
-                "player": who(event.get("player")),
-                "colour": colour_label(event["colour"]),
-                "pieces": _pieces(event.get("pieces", [])),
-            }
-        ]
-    if kind == "piece_placed":
-        size = int(event["size"])
-        lines = [
-            ngettext(
-                "%(player)s played card %(card)s: %(size)s storey of %(colour)s in city %(city)s, lot %(lot)s.",
-                "%(player)s played card %(card)s: %(size)s storeys of %(colour)s in city %(city)s, lot %(lot)s.",
-                size,
-            )
-            % {
-                "player": who(event.get("player")),
-                "card": event["card"] + 1,
-                "size": size,
-                "colour": colour_label(event["colour"]),
-                "city": event["city"] + 1,
-                "lot": event["lot"] + 1,
-            }
-        ]
-        if isinstance(event.get("drew"), int):
-            lines.append(_("You drew card %(card)s.") % {"card": event["drew"] + 1})
-        if event.get("reshuffled"):
-            lines.append(_("The discard piles were shuffled into a new draw pile."))
-        return lines
-    if kind == "hand_redrawn":
-        lines = [
-            _("%(player)s could not build with any card and drew a new hand.") % {"player": who(event.get("player"))}
-        ]
-        drew = event.get("drew")
-        if isinstance(drew, list) and drew:
-            lines.append(_("You drew cards %(cards)s.") % {"cards": ", ".join(str(c + 1) for c in drew)})
-        if event.get("reshuffled"):
-            lines.append(_("The discard piles were shuffled into a new draw pile."))
-        return lines
-    if kind == "piece_lost":
-        size = int(event["size"])
-        return [
-            ngettext(
-                "%(player)s could not build: a %(colour)s piece of %(size)s storey went back to the box.",
-                "%(player)s could not build: a %(colour)s piece of %(size)s storeys went back to the box.",
-                size,
-            )
-            % {"player": who(event.get("player")), "size": size, "colour": colour_label(event["colour"])}
-        ]
-    if kind == "round_scored":
-        points = ", ".join(f"{colour_label(name)} +{n}" for name, n in event.get("points", {}).items())
-        return [_("Round %(round)s was scored: %(points)s.") % {"round": event.get("round"), "points": points}]
-    if kind == "round_started":
-        return [
-            _("Round %(round)s began; %(player)s starts.")
-            % {"round": event.get("round"), "player": who(event.get("start_player"))}
-        ]
-    if kind == "game_finished":
-        winners = [who(p) for p in event.get("winners", [])]
-        if not winners:
-            return [_("The game is over.")]
-        return [
-            ngettext(
-                "The game is over. The winner is %(names)s.",
-                "The game is over. The winners are %(names)s.",
-                len(winners),
-            )
-            % {"names": ", ".join(winners)}
-        ]
-    if kind == "player_resigned":
-        return [_("%(player)s resigned.") % {"player": who(event.get("player"))}]
-    if kind == "placement_undone":
-        return [
-            _("An operator took back a placement by %(player)s (card %(card)s, city %(city)s): %(reason)s")
-            % {
-                "player": who(event.get("player")),
-                "card": event["card"] + 1,
-                "city": event["city"] + 1,
-                "reason": event.get("reason") or "—",
-            }
-        ]
-    return [_("Something happened: %(kind)s.") % {"kind": kind}]
+    describer = DESCRIBERS.get(kind) if isinstance(kind, str) else None
+    if describer is None:
+        return [_("Something happened: %(kind)s.") % {"kind": kind}]
+    return describer(event, who)
 
 
 @dataclass

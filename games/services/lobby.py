@@ -23,9 +23,7 @@ from games.engine.bots import bot_for
 from games.errors import GameError, from_rule_error
 from games.models import Game, GameSecret, Seat
 from games.names import clean_name, generated_name
-from games.signals import lobby_changed
-
-from .play import chance
+from games.signals import Cause, lobby_changed
 
 SeatKind = Literal["me", "invite", "open", "bot"]
 
@@ -195,7 +193,7 @@ def _deal(loaded: store.LoadedGame, *, actor: User) -> Game:
     game = loaded.game
     seed = secrets.token_hex(16)
     GameSecret.objects.create(game=game, seed=seed)
-    created = engine.create_game(GameOptions.from_json(game.options), chance(seed, 0))
+    created = engine.create_game(GameOptions.from_json(game.options), store.chance(seed, 0))
     state = engine.initial_state(created)
     for seat in loaded.seats:
         seat.side = engine.SIDE_NAMES[state.sides[seat.index]]
@@ -208,5 +206,5 @@ def _deal(loaded: store.LoadedGame, *, actor: User) -> Game:
     # from now on (games.services.visibility).
     game.listed = False
     game.save(update_fields=["status", "started", "engine_version", "listed"])
-    store.append(loaded, state, [created], seat=None, actor=actor, cause="start")
+    store.append(loaded, state, [created], seat=None, actor=actor, cause=Cause.START)
     return game

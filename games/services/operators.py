@@ -9,6 +9,7 @@ from games import store
 from games.engine import GameState, UndoLastPlacement
 from games.errors import GameError
 from games.models import Game
+from games.signals import Cause
 
 from .play import execute_checked
 
@@ -20,7 +21,7 @@ def undo_last_placement(*, game: Game, operator: User, reason: str) -> GameState
     with transaction.atomic():
         loaded = store.load(game.public_id, lock=True)
         state, events = execute_checked(loaded, None, UndoLastPlacement(reason=reason.strip()))
-        store.append(loaded, state, events, seat=None, actor=operator, cause="operator")
+        store.append(loaded, state, events, seat=None, actor=operator, cause=Cause.OPERATOR)
         return state
 
 

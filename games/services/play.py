@@ -3,7 +3,8 @@
 Every move is one transaction: ``store.load(lock=True)`` locks the game row
 and folds the log, the engine validates the action and decides chance, and
 ``store.append`` stores the events and announces them. The API, the web page
-and an email reply all enter at ``submit_action``; what they answer is theirs.
+and an email reply all enter at ``submit_action``, which owns the whole move
+(idempotency and version included); what they answer is theirs, after the commit.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from games.engine import Action, GameState, RuleError, UndoLastPlacement
 from games.engine.bots import SEARCH_BOTS, bot_for
 from games.errors import GameError, StaleVersion, from_rule_error
 from games.models import Game, Seat
-from games.signals import player_returned
+from games.signals import Cause, player_returned
 from manhattan_site.metrics import BOT_THINK
 
 MAX_BOT_MOVES_PER_TASK = 500
@@ -41,6 +42,8 @@ class ActionResult:
     events: list[engine.Event]
     created: datetime
     """When the events were stored (their ``created`` in the log)."""
+    replayed: bool = False
+    """A repeat under the same key: nothing was played now; this is the first move's result."""
 
     @property
     def game(self) -> Game:
@@ -50,12 +53,6 @@ class ActionResult:
     def state(self) -> GameState:
         assert self.loaded.state is not None
         return self.loaded.state
-
-
-def chance(seed: str, version: int) -> random.Random:
-    """The generator for the command made at ``version``: seeded from the
-    game's secret, so the server (and nobody else) could re-derive it."""
-    return random.Random(f"{seed}:{version}")
 
 
 def _active(loaded: store.LoadedGame) -> GameState:
@@ -71,34 +68,54 @@ def execute_checked(loaded: store.LoadedGame, seat: int | None, action: Action) 
     state = _active(loaded)
     game = loaded.game
     try:
-        return engine.execute(state, seat, action, chance(game.secret.seed, game.version))
+        return engine.execute(state, seat, action, store.chance(game.secret.seed, game.version))
     except RuleError as error:
         raise from_rule_error(error) from error
 
 
-def submit_action(*, game_id: Any, user: User, action: Action, expected_version: int) -> ActionResult:
-    """A player's action, validated by the engine and appended to the log."""
+def submit_action(
+    *, game_id: Any, user: User, action: Action, expected_version: int, key: str | None = None, asked: Any = None
+) -> ActionResult:
+    """A player's action, validated by the engine and appended to the log: the
+    one way a player moves (the API, the page, an email reply).
+
+    It owns the whole move, in one transaction: the game row's lock, the
+    idempotency check, the version check, the engine's verdict and the append.
+    With ``key`` (the API's Idempotency-Key, the page's form key, an email
+    reply's Message-ID) and ``asked`` (what the caller was sent, as it came), a
+    repeat is played once: it gets the first move's result again
+    (``replayed``), even after the game moved on. The check is made under the
+    lock, so a repeat racing the request it repeats waits for it, then finds it.
+    """
+    once = None if key is None else store.Once.of(key, asked, expected_version)
     with transaction.atomic():
         loaded = store.load(game_id, lock=True)
-        _active(loaded)
+        replay = None if once is None else store.replay(loaded, user, once)
+        if replay is not None:
+            return ActionResult(replay.loaded, replay.seat, replay.events, replay.created, replayed=True)
+        game, state = loaded.game, loaded.state
+        if game.status != Game.Status.ACTIVE or state is None:
+            raise GameError(f"game_{game.status}", f"This game is {game.get_status_display().lower()}.")
         seat = next((seat for seat in loaded.seats if seat.user_id == user.pk), None)
         if seat is None:
             raise GameError("not_a_player", "You have no seat in this game.")
         if isinstance(action, UndoLastPlacement):
             raise GameError("undo_forbidden", "Only an operator can undo a placement.")
-        version = loaded.game.version
-        if expected_version != version:
+        if expected_version != game.version:
             raise StaleVersion(
                 f"The game has moved on: your action was made at version {expected_version}, "
-                f"the game is at version {version}.",
-                current_version=version,
+                f"the game is at version {game.version}.",
+                current_version=game.version,
             )
-        state, events = execute_checked(loaded, seat.index, action)
+        try:
+            after, events = engine.execute(state, seat.index, action, store.chance(game.secret.seed, game.version))
+        except RuleError as error:
+            raise from_rule_error(error) from error
         if seat.absent_since is not None:  # a move of their own: the player is back
             seat.absent_since = None
             seat.save(update_fields=["absent_since"])
-        created = store.append(loaded, state, events, seat=seat.index, actor=user, cause="move")
-        return ActionResult(loaded=loaded, seat=seat.index, events=events, created=created)
+        created = store.append(loaded, after, events, seat=seat.index, actor=user, cause=Cause.MOVE, once=once)
+    return ActionResult(loaded, seat.index, events, created)
 
 
 def come_back(*, game_id: Any, user: User) -> bool:
@@ -156,7 +173,7 @@ def _decide(game_id: Any, seat: int, kind: str, purpose: str) -> BotDecision | N
     return BotDecision(game_id, seat, loaded.game.version, action)
 
 
-def _store(decision: BotDecision, cause: str, *, mark_absent: bool = False) -> ActionResult | None:
+def _store(decision: BotDecision, cause: Cause, *, mark_absent: bool = False) -> ActionResult | None:
     """Store the bot's move if the game is still where the bot saw it;
     ``None`` if it moved on. With ``mark_absent`` the seat's player is marked
     absent in the same transaction."""
@@ -176,7 +193,7 @@ def _store(decision: BotDecision, cause: str, *, mark_absent: bool = False) -> A
         return ActionResult(loaded=locked, seat=seat, events=events, created=created)
 
 
-def _decide_then_store(game_id: Any, seat: int, kind: str, cause: str) -> ActionResult | None:
+def _decide_then_store(game_id: Any, seat: int, kind: str, cause: Cause) -> ActionResult | None:
     decision = _decide(game_id, seat, kind, cause)
     return None if decision is None else _store(decision, cause)
 
@@ -204,7 +221,7 @@ def play_bot_turns(*, game_id: Any, limit: int = MAX_BOT_MOVES_PER_TASK, seconds
         seat = bot_to_act(game_id)
         if seat is None:
             break
-        kind, cause = (seat.bot, "bot") if seat.is_bot else (TIMEOUT_BOT, "absent")
+        kind, cause = (seat.bot, Cause.BOT) if seat.is_bot else (TIMEOUT_BOT, Cause.ABSENT)
         if _decide_then_store(game_id, seat.index, kind, cause) is not None:
             moves += 1
         if deadline is not None and time.monotonic() >= deadline:
@@ -229,7 +246,7 @@ def apply_timeout(decision: BotDecision) -> ActionResult | None:
     player absent: the bot goes on moving for them turn after turn
     (``play_bot_turns``) until they come back. ``None``, and nothing stored,
     if the game is no longer at the version the bot thought about."""
-    return _store(decision, "timeout", mark_absent=True)
+    return _store(decision, Cause.TIMEOUT, mark_absent=True)
 
 
 def play_for_absent_player(*, game_id: Any, seat: int, expected_version: int) -> ActionResult:

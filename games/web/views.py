@@ -10,8 +10,6 @@ What the game's page shows is put together in ``game_page``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -25,7 +23,6 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.auth_helpers import request_user
 from accounts.models import User
 from games import engine, services, store
-from games.api import idempotency
 from games.api.problems import status_for
 from games.engine import GameOptions, Resign, RuleError
 from games.errors import GameError, StaleVersion
@@ -49,7 +46,6 @@ _ERROR_TEXTS: dict[str, Promise] = {
     "game_lobby": gettext_lazy("This game has not started yet."),
     "game_finished": gettext_lazy("This game is over."),
     "game_abandoned": gettext_lazy("This game was abandoned."),
-    "player_resigned": gettext_lazy("You have resigned from this game."),
     "undo_forbidden": gettext_lazy("Only an operator can undo a placement."),
 }
 
@@ -147,19 +143,15 @@ def play(request: HttpRequest, game_id: str) -> HttpResponse:
 def _submit_once(request: HttpRequest, game: Game, user: User, form: MoveForm, action: engine.Action) -> None:
     """Play the move; with the page's idempotency key, a second sending of the
     same form (a double click, a resend after a lost answer) plays it only once."""
-    version = form.cleaned_data["version"]
-
-    def act() -> tuple[Game, dict[str, Any]]:
-        services.submit_action(game_id=game.public_id, user=user, action=action, expected_version=version)
-        return game, {"move": engine.format_action(action)}
-
-    key = form.cleaned_data.get("idempotency_key")
-    if not key:
-        act()
-        return
     unsigned = ("csrfmiddlewaretoken", "idempotency_key")
-    body = {name: value for name, value in request.POST.items() if name not in unsigned}
-    idempotency.once(user=user, game_id=game.public_id, key=key, print_=idempotency.fingerprint(body, version), act=act)
+    services.submit_action(
+        game_id=game.public_id,
+        user=user,
+        action=action,
+        expected_version=form.cleaned_data["version"],
+        key=form.cleaned_data.get("idempotency_key") or None,
+        asked={name: value for name, value in request.POST.items() if name not in unsigned},
+    )
 
 
 @login_required

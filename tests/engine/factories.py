@@ -282,3 +282,10 @@ def card_total(state: GameState) -> int:
 
 def storeys_on_board(state: GameState) -> int:
     return sum(b.height for b in state.board if b is not None)
+
+
+def points_after(board: Board, index: int, colour: int, size: int) -> list[int]:
+    """``board.points()`` as they would be after ``board.place(index, colour, size)``, without
+    placing: the plain reading of ``Board.outcomes`` that the tests hold the scorers to."""
+    outcomes, taller_from = board.outcomes(index, colour)
+    return outcomes[(size >= taller_from) + (size > taller_from)]

@@ -19,6 +19,7 @@ from games.engine.rotation import CARD_INDEXES
 from games.engine.search import Budget, search
 from games.engine.simulate import play_game
 from games.engine.state import PLACEMENT, GameState
+from tests.engine.factories import points_after
 from tests.engine.test_bot_strong import position
 
 
@@ -57,7 +58,7 @@ def test_the_sampled_policy_plays_the_best_of_its_samples_by_points_after(player
 
 
 def reference_policy(state: GameState, seat: int, rng: random.Random, samples: int) -> tuple[int, ...] | None:
-    """The sampled policy written plainly: the same draws, each judged by ``Board.points_after``."""
+    """The sampled policy written plainly: the same draws, each judged by ``points_after``."""
     mine = state.colours[seat]
     pieces = [(c, s) for c in mine for s in (1, 2, 3, 4) if state.selection[c][s - 1]]
     hand, by_card, board = state.hands[seat], CARD_INDEXES[state.sides[seat]], state.board
@@ -70,7 +71,7 @@ def reference_policy(state: GameState, seat: int, rng: random.Random, samples: i
         if not board.accepts(index, colour, size):
             continue
         found += 1
-        points = board.points_after(index, colour, size)
+        points = points_after(board, index, colour, size)
         diff = sum(points[c] for c in mine) - max(
             sum(points[c] for c in cs) for q, cs in enumerate(state.colours) if q != seat
         )
@@ -82,7 +83,7 @@ def reference_policy(state: GameState, seat: int, rng: random.Random, samples: i
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.sampled_from((2, 4)), seed=st.integers(0, 2**32 - 1), moves=st.integers(0, 120))
 def test_the_sampled_policy_scores_as_points_after_does(players, seed, moves):
-    """The policy's own sum (points_untallest plus the tallest bonus) is Board.points_after's:
+    """The policy's own sum (points_untallest plus the tallest bonus) is points_after's:
     with one sample it plays its only sample, so the best of many samples of one placement
     is that placement whatever the count."""
     state = random_position(players, seed, moves)

@@ -16,14 +16,14 @@ from games.engine.rules import Placement
 from games.engine.search import Key, selection_choices
 from games.engine.simulate import play_game
 from games.engine.views import PlayerView
-from tests.engine.factories import my_legal_placements, new_game
+from tests.engine.factories import my_legal_placements, new_game, points_after
 from tests.engine.test_bot_strong import position, with_hidden_cards_dealt_again
 
 
 def immediate_difference(view: PlayerView, p: Placement) -> int:
     seat = view.seat
     assert seat is not None
-    points = view.board.points_after(p.city * LOTS_PER_CITY + p.lot, p.colour, p.size)
+    points = points_after(view.board, p.city * LOTS_PER_CITY + p.lot, p.colour, p.size)
     mine = sum(points[c] for c in view.colours[seat])
     return mine - max(sum(points[c] for c in cs) for q, cs in enumerate(view.colours) if q != seat)
 

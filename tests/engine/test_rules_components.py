@@ -15,7 +15,7 @@ from games.engine.constants import (
     PIECES_PER_SIZE,
 )
 from games.engine.errors import RuleError
-from games.engine.rotation import CARD_TO_LOT, LOT_TO_CARD, card_to_lot
+from games.engine.rotation import CARD_TO_LOT, LOT_TO_CARD
 from games.engine.state import lot_index
 from tests.engine.factories import (
     BLUE,
@@ -226,43 +226,42 @@ def _by_formula(card: int, side: int) -> int:
 @pytest.mark.parametrize("side", [S, W, N, E])
 @pytest.mark.parametrize("card", range(9))
 def test_r6_rotation_formula_for_every_card_and_side(card, side):
-    assert card_to_lot(card, side) == _by_formula(card, side)
     assert CARD_TO_LOT[side][card] == _by_formula(card, side)
 
 
 def test_r6_rotation_spot_checks():
     # Card 0 is the printed top-left square.
-    assert [card_to_lot(0, side) for side in (S, W, N, E)] == [0, 2, 8, 6]
+    assert [CARD_TO_LOT[side][0] for side in (S, W, N, E)] == [0, 2, 8, 6]
     # Card 5 is the printed middle-right square.
-    assert [card_to_lot(5, side) for side in (S, W, N, E)] == [5, 7, 3, 1]
+    assert [CARD_TO_LOT[side][5] for side in (S, W, N, E)] == [5, 7, 3, 1]
     # Card 7 is the printed bottom-middle square.
-    assert [card_to_lot(7, side) for side in (S, W, N, E)] == [7, 3, 1, 5]
+    assert [CARD_TO_LOT[side][7] for side in (S, W, N, E)] == [7, 3, 1, 5]
 
 
 @pytest.mark.parametrize("card", [c for c in range(9) if c != CENTRE])
 def test_r6_a_card_names_a_different_lot_for_each_side(card):
-    assert len({card_to_lot(card, side) for side in range(4)}) == 4
+    assert len({CARD_TO_LOT[side][card] for side in range(4)}) == 4
 
 
 def test_r6_only_the_centre_card_names_the_same_lot_from_every_side():
-    assert {card_to_lot(CENTRE, side) for side in range(4)} == {CENTRE}
+    assert {CARD_TO_LOT[side][CENTRE] for side in range(4)} == {CENTRE}
 
 
 @pytest.mark.parametrize("side", [S, W, N, E])
 def test_r6_each_side_reads_a_permutation_and_lot_to_card_inverts_it(side):
     assert sorted(CARD_TO_LOT[side]) == list(range(9))
     for card in range(9):
-        assert LOT_TO_CARD[side][card_to_lot(card, side)] == card
+        assert LOT_TO_CARD[side][CARD_TO_LOT[side][card]] == card
     for lot in range(9):
-        assert card_to_lot(LOT_TO_CARD[side][lot], side) == lot
+        assert CARD_TO_LOT[side][LOT_TO_CARD[side][lot]] == lot
 
 
 def test_r6_quarter_turns_compose():
     # Reading from W and then turning a further quarter equals reading from N, etc.
     for card in range(9):
         for side in range(4):
-            turned = card_to_lot(card_to_lot(card, side), 1)
-            assert turned == card_to_lot(card, (side + 1) % 4)
+            turned = CARD_TO_LOT[1][CARD_TO_LOT[side][card]]
+            assert turned == CARD_TO_LOT[(side + 1) % 4][card]
 
 
 def test_r6_same_rotation_in_every_city_for_a_placement():

@@ -406,11 +406,23 @@ def test_expected_version_with_thousands_of_digits(api, alice, started_game):
     watch.assert_unchanged()
 
 
-def test_bad_idempotency_key(api, alice, started_game):
+@pytest.mark.parametrize(
+    "key",
+    ["k" * 201, "k" * 255, "tab\there", "caf\u00e9", "line\x7f", ""],
+    ids=["201", "255", "tab", "non-ascii", "del", "empty"],
+)
+def test_bad_idempotency_key(api, alice, started_game, key):
+    """The catalogue's rule: 1 to 200 printable ASCII characters; anything else is a 400 problem."""
     watch = LogWatch(started_game)
-    response = post_action(api(alice), started_game, "resign", started_game.version, HTTP_IDEMPOTENCY_KEY="k" * 256)
+    response = post_action(api(alice), started_game, "resign", started_game.version, HTTP_IDEMPOTENCY_KEY=key)
     assert_problem(response, 400, "bad_idempotency_key")
     watch.assert_unchanged()
+
+
+@pytest.mark.parametrize("key", ["k" * 200, "~ !Az09-_.:/{}", "x"], ids=["200", "punctuation", "one"])
+def test_idempotency_keys_the_catalogue_allows_are_accepted(api, alice, started_game, key):
+    response = post_action(api(alice), started_game, "resign", started_game.version, HTTP_IDEMPOTENCY_KEY=key)
+    assert response.status_code == 200, response.content
 
 
 # --- games that cannot take an action -------------------------------------------------------

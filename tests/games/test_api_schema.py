@@ -69,7 +69,7 @@ def test_request_constraints_are_in_the_schema(schema: dict[str, Any]) -> None:
     actions = schema["paths"]["/api/v1/games/{game_id}/actions"]["post"]
     headers = {p["name"]: p["schema"] for p in actions["parameters"] if p["in"] == "header"}
     assert headers["If-Match"]["pattern"] == IF_MATCH_PATTERN
-    assert (headers["Idempotency-Key"]["minLength"], headers["Idempotency-Key"]["maxLength"]) == (1, 255)
+    assert (headers["Idempotency-Key"]["minLength"], headers["Idempotency-Key"]["maxLength"]) == (1, 200)
     events = schema["paths"]["/api/v1/games/{game_id}/events"]["get"]
     after = next(p for p in events["parameters"] if p["name"] == "after")
     assert after["schema"]["minimum"] == 0

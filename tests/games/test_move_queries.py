@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import snapshots
+from games import store
 from games.models import Game
 
 
@@ -113,7 +113,7 @@ def test_a_cold_process_reads_the_log_once(
     """Without the fold cache (a new process) a read adds one query for the log, not one per event."""
     client = client_for(alice)
     client.get("/api/v1/me")
-    snapshots.states.clear()
+    store.states.clear()
     read, _move_queries = _move(client, started_game)
     assert read.count("SELECT games_gameevent") == 1
     assert len(read) == 4
@@ -125,7 +125,7 @@ def test_seats_and_events_are_never_joined_to_their_game_to_be_sorted(
 ) -> None:
     """Ordering them by the relation "game" instead of "game_id" would join games_game."""
     client = client_for(alice)
-    snapshots.states.clear()
+    store.states.clear()
     url = f"/api/v1/games/{started_game.public_id}"
     with CaptureQueriesContext(connection) as queries:
         legal = client.get(f"{url}/legal-actions").json()
@@ -136,3 +136,37 @@ def test_seats_and_events_are_never_joined_to_their_game_to_be_sorted(
     for query in queries.captured_queries:
         if re.search(r'FROM "games_(seat|gameevent)"', query["sql"]):
             assert 'JOIN "games_game"' not in query["sql"], query["sql"]
+
+
+@pytest.mark.django_db
+def test_an_idempotency_key_adds_its_receipt_and_the_answer_is_built_after_the_commit(
+    started_game: Game,
+    alice: User,
+    client_for: Callable[[User | None], APIClient],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """The key is checked and its receipt written inside the move's transaction, under the
+    game's lock; nothing is read after the COMMIT: the answer is built from what the move holds."""
+    client = client_for(alice)
+    url = f"/api/v1/games/{started_game.public_id}"
+    with django_capture_on_commit_callbacks(execute=True):
+        legal = client.get(f"{url}/legal-actions").json()
+    body = {"action": _some_action(legal), "expected_version": legal["version"]}
+    with django_capture_on_commit_callbacks(execute=True), CaptureQueriesContext(connection) as move:
+        response = client.post(f"{url}/actions", body, format="json", HTTP_IDEMPOTENCY_KEY="once")
+    assert response.status_code == 200, response.content
+    named = _tables(move.captured_queries)
+    assert named[:6] == [
+        "SELECT accounts_apitoken",
+        "BEGIN",
+        "SELECT games_game",
+        "SELECT games_seat",
+        "SELECT games_idempotencykey",  # a repeat? (under the lock: a racing repeat waits, then finds it)
+        "INSERT games_gameevent",
+    ]
+    assert "INSERT games_idempotencykey" in named
+    assert named[-1] == "COMMIT"
+    with CaptureQueriesContext(connection) as again:
+        repeat = client.post(f"{url}/actions", body, format="json", HTTP_IDEMPOTENCY_KEY="once")
+    assert repeat.json() == response.json()
+    assert not any(name.startswith(("INSERT", "UPDATE")) for name in _tables(again.captured_queries))

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from accounts.models import User
-from games import engine, snapshots, store
+from games import engine, store
 from games.models import Game, GameEvent
 from tests.notifications.helpers import act
 
@@ -43,7 +43,7 @@ def test_a_state_cached_before_a_restore_is_not_served_after_it(started_game: Ga
     restored_row = Game.objects.filter(pk=game.pk).values(*ROW_FIELDS).get()
     first, *_others, last = choices(game)
     act(game, first)  # this process caches the state after `first` (on commit)
-    cached = snapshots.states.latest_with_mark(game.public_id)
+    cached = store.states.latest_with_mark(game.public_id)
     assert cached is not None
     assert cached[0].seq == game.version
 
@@ -51,8 +51,8 @@ def test_a_state_cached_before_a_restore_is_not_served_after_it(started_game: Ga
     act(game, last)  # another history to the same version: its own row, its own time
     assert game.version == cached[0].seq
     # As a process that never read the game between the restore and that move has it:
-    snapshots.states.forget(game.public_id)
-    snapshots.states.remember(game.public_id, *cached)
+    store.states.forget(game.public_id)
+    store.states.remember(game.public_id, *cached)
     assert store.state_of(game) != cached[0]
     assert store.state_of(game) == engine.fold(store.event_payloads(game))
     assert store.load(game.public_id).state == engine.fold(store.event_payloads(game))
@@ -93,7 +93,7 @@ def test_dump_moves_restore_and_the_same_process_answers_the_restored_states(sta
     first = choices(game)[0]
     act(game, first)
     act(game, choices(game)[0])
-    assert snapshots.states.latest(game.public_id).seq == restored_version + 2
+    assert store.states.latest(game.public_id).seq == restored_version + 2
     connection.close()
     subprocess.run(
         ["pg_restore", "--clean", "--if-exists", "--no-owner", *target], input=dumped, capture_output=True, check=True

@@ -1,4 +1,4 @@
-"""The per-process cache of folded states (``games.snapshots``): a state read
+"""The per-process cache of folded states (``games.store.states``): a state read
 through it always equals the fold of the whole log, whatever the cache holds.
 """
 
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accounts.models import User
-from games import engine, services, snapshots, store
+from games import engine, services, store
 from games.errors import GameError
 from games.models import Game, GameEvent
 from tests.notifications.helpers import greedy_move, play_until
@@ -24,9 +24,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _cold_cache() -> Iterator[None]:
-    snapshots.states.clear()
+    store.states.clear()
     yield
-    snapshots.states.clear()
+    store.states.clear()
 
 
 @pytest.fixture
@@ -41,10 +41,10 @@ def full_fold(game: Game, upto: int | None = None) -> engine.GameState:
     return engine.fold(store.event_payloads(game, upto=upto))
 
 
-def mark_at(game: Game, seq: int) -> snapshots.Mark:
+def mark_at(game: Game, seq: int) -> store.Mark:
     """The mark a state folded up to ``seq`` of this log carries."""
     pk, created = GameEvent.objects.filter(game=game, seq=seq).values_list("pk", "created").get()
-    return snapshots.Mark(pk, created)
+    return store.Mark(pk, created)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -53,12 +53,10 @@ def test_a_state_read_through_the_cache_equals_the_fold_of_the_log(finished_game
     """Whatever version the cache holds (none, earlier, the same, later), reading
     the game at any version gives exactly the fold of the log up to it."""
     version = finished_game.version
-    snapshots.states.clear()
+    store.states.clear()
     known = data.draw(st.one_of(st.none(), st.integers(1, version)), label="cached version")
     if known is not None:
-        snapshots.states.remember(
-            finished_game.public_id, full_fold(finished_game, known), mark_at(finished_game, known)
-        )
+        store.states.remember(finished_game.public_id, full_fold(finished_game, known), mark_at(finished_game, known))
     upto = data.draw(st.one_of(st.none(), st.integers(1, version)), label="read at")
     state = store.state_of(finished_game, upto)
     assert state == full_fold(finished_game, upto)
@@ -73,7 +71,7 @@ def test_reads_after_moves_equal_the_fold_at_every_version(bot_game: Game, djang
     while bot_game.status == Game.Status.ACTIVE and checked < 60:
         with django_capture_on_commit_callbacks(execute=True):
             play_until(bot_game, lambda g, v=bot_game.version: g.version > v)
-        cached = snapshots.states.latest(bot_game.public_id)
+        cached = store.states.latest(bot_game.public_id)
         assert cached is not None
         assert cached.seq == bot_game.version, "the move's own state is remembered on commit"
         assert cached == full_fold(bot_game)
@@ -95,7 +93,7 @@ def test_a_rolled_back_move_is_not_remembered(started_game: Game, alice: User) -
         transaction.set_rollback(True)
     game.refresh_from_db()
     assert game.version == before
-    cached = snapshots.states.latest(game.public_id)
+    cached = store.states.latest(game.public_id)
     assert cached is None or cached.seq <= before
     state = store.state_of(game)
     assert state == full_fold(game)
@@ -109,11 +107,11 @@ def test_a_rolled_back_move_is_not_remembered(started_game: Game, alice: User) -
 
 
 def test_the_cache_keeps_the_latest_state_and_forgets_the_least_used_games() -> None:
-    cache = snapshots.StateCache(max_games=2)
+    cache = store.StateCache(max_games=2)
     a, b, c = uuid4(), uuid4(), uuid4()
     early, late = engine.fold([_created()]), engine.fold([_created()])
     late.seq = 5
-    mark = snapshots.Mark(1, timezone.now())
+    mark = store.Mark(1, timezone.now())
     cache.remember(a, late, mark)
     cache.remember(a, early, mark)  # an older state never replaces a later one
     assert cache.latest(a) is late

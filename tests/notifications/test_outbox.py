@@ -13,6 +13,7 @@ from django.utils import timezone
 from games import services as games
 from games import store
 from games.models import Game
+from games.signals import Appended, Cause
 from notifications import outbox, receivers
 from notifications.models import Kind, Notification
 
@@ -140,9 +141,8 @@ def test_a_batch_of_emails_is_one_statement_and_written_once(
     events = [{"type": "round_scored", "round": 1}, {"type": "game_finished"}]
 
     def record() -> None:
-        receivers.write_game_emails(
-            Game, loaded=loaded, events=events, first_seq=50, acting_seat=0, cause="move", now=timezone.now()
-        )
+        appended = Appended(loaded, tuple(events), first_seq=50, acting_seat=0, cause=Cause.MOVE, now=timezone.now())
+        receivers.write_game_emails(Game, appended=appended)
 
     with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(2):
         record()

@@ -43,17 +43,6 @@ def test_first_reminder_after_24_hours_then_every_48_with_escalation(started_gam
     assert len({n.key for n in sent}) == 3
 
 
-def test_overlapping_sweeps_remind_once(started_game):
-    game = Game.objects.get(pk=started_game.pk)
-    due = TurnClock.objects.get(game=game).next_reminder_at
-    assert due is not None
-    now = due + HOUR
-    # Two sweeps both read the game as due at ``due``; only the first claims it.
-    assert reminders.remind(game.pk, due, now) is True
-    assert reminders.remind(game.pk, due, now) is False
-    assert len(reminders_of(started_game)) == 1
-
-
 def test_a_move_resets_the_clock(started_game, alice, client_for):
     client = client_for(alice)
     legal = client.get(f"/api/v1/games/{started_game.public_id}/legal-actions").json()

@@ -20,9 +20,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from games import engine, store
-from games.models import GameEvent
+from games.models import GameEvent, IdempotencyKey
 from notifications import emails, outbox
-from notifications.models import Kind, Notification, Reply
+from notifications.models import Kind, Notification, Reply, message_hash
 from notifications.reply_address import _signature
 from tests.notifications.helpers import latest, parts, placement_turn_of, visible_text
 
@@ -246,6 +246,8 @@ def test_the_same_message_delivered_twice_plays_once(started_game, reply_address
     assert started_game.version == after_first
     assert Reply.objects.count() == 1
     assert not Notification.objects.filter(kind=Kind.MOVE_REFUSED).exists()
+    # The move went through the one idempotency mechanism, keyed by the reply's Message-ID.
+    assert IdempotencyKey.objects.filter(game=started_game, key=message_hash("<twice@mail.example.com>")).count() == 1
 
 
 def test_a_message_redelivered_through_the_other_path_plays_once(

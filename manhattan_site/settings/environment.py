@@ -1,4 +1,8 @@
-"""Reading settings from the environment, with the project's embedded defaults."""
+"""The one way the settings read the environment: every part of ``manhattan_site.settings``
+reads its variables through these helpers, each with the project's embedded default.
+
+An unset or empty variable means the default, for every type.
+"""
 
 from __future__ import annotations
 
@@ -18,12 +22,18 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_list(name: str, default: str) -> list[str]:
+    """A comma-separated list; blank items are dropped."""
     return [item.strip() for item in env(name, default).split(",") if item.strip()]
 
 
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value else default
+
+
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value if value else default)
 
 
 DEVELOPMENT_KEY = "django-insecure-development-only-set-SECRET_KEY-in-production"
