@@ -1,9 +1,10 @@
-"""The service layer's one error type: every refusal a use case gives is a ``GameError``.
+"""The service layer's one error type: every refusal a use case gives is a ``GameError``,
+a problem error of the API layer.
 
 Each error has a stable ``code`` (for rule errors, the engine's own code), a
 human message in English and, in ``extra``, machine-readable details such as
-the current version of a game. What a code means to HTTP (its status) is the
-API's business: ``games.api.problems.STATUS_BY_CODE``; the pages and the
+the current version of a game. What a code means to HTTP (its status, title
+and description) is registered in ``games.problem_codes``; the pages and the
 emails translate the message from the code.
 
 What it owns: ``GameError``, ``StaleVersion`` (a move made against a version the game
@@ -23,14 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 from games.engine import RuleError
+from manhattan_site.api.codes import ProblemError
 
 
-class GameError(Exception):
-    def __init__(self, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.extra = extra
+class GameError(ProblemError):
+    """A refusal by the games services (``code``, ``message``, ``extra``: see ProblemError)."""
 
 
 class StaleVersion(GameError):

@@ -1,14 +1,12 @@
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import include, path
 from django.views.generic import RedirectView
 
 from accounts import oauth
-from games.api.problems import api_not_found
 from manhattan_site import favicon, health, metrics, operations
-from notifications.export_views import DataExportView
+from manhattan_site.api import urls as api_urls
 from notifications.inbound import webhook
-from ratings.api import LeaderboardView, PlayerView
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),
@@ -18,14 +16,8 @@ urlpatterns = [
     path("metrics", metrics.metrics_view, name="metrics"),
     path("admin/operations/", admin.site.admin_view(operations.operations_view), name="admin-operations"),
     path("admin/", admin.site.urls),
-    path("api/v1/", include("webhooks.api.urls")),
-    # The players API lives in the ratings app; games' API URLs end in a catch-all 404.
-    path("api/v1/players/<str:player_id>", PlayerView.as_view(), name="api-player"),
-    path("api/v1/leaderboard", LeaderboardView.as_view(), name="api-leaderboard"),
-    path("api/v1/me/export", DataExportView.as_view(), name="api-me-export"),
-    path("api/v1/", include("streams.urls")),
-    path("api/v1/", include("games.api.urls")),
-    re_path(r"^api/", api_not_found),
+    # Every app's API under /api/v1/ (each app names its URLs: AppConfig.api_urls), and a problem+json 404.
+    *api_urls.urlpatterns,
     path("accounts/", include("accounts.urls")),
     path("oauth/", include((oauth.urlpatterns, "oauth2_provider"))),
     path("mail/", include("notifications.urls")),

@@ -4,6 +4,7 @@ from django.apps import AppConfig
 class RatingsConfig(AppConfig):
     name = "ratings"
     default_auto_field = "django.db.models.BigAutoField"
+    api_urls = "ratings.api_urls"  # mounted under /api/v1/ by manhattan_site.api.urls
 
     def ready(self) -> None:
         from games.presentation import profile_links

@@ -22,9 +22,10 @@ from rest_framework.settings import api_settings
 from accounts.models import User
 from accounts.scopes import GAMES_READ, granted_scopes
 from games import store
-from games.api.problems import PROBLEM_CONTENT_TYPE, problem, status_for
 from games.errors import GameError
 from games.services import visibility
+from manhattan_site.api.codes import status_for
+from manhattan_site.api.problems import PROBLEM_CONTENT_TYPE, problem
 
 from . import feeds, limits
 from .streams import GameStream, UserStream

@@ -4,6 +4,7 @@ from django.apps import AppConfig
 class WebhooksConfig(AppConfig):
     name = "webhooks"
     default_auto_field = "django.db.models.BigAutoField"
+    api_urls = "webhooks.api.urls"  # mounted under /api/v1/ by manhattan_site.api.urls
 
     def ready(self) -> None:
         # Connects to the games' hooks: each new event may become deliveries.

@@ -1,58 +1,23 @@
-"""What the OpenAPI schema says about errors, and rules a serializer cannot state.
+"""What the OpenAPI schema says about the games API: rules a serializer cannot state.
 
-Every error of the API is an RFC 9457 problem (``games.api.problems``), and
-some answers can come from any operation: 401 without a valid token, 429 from
-the throttles, 404 for an unknown game, 400/413/415 for a body that is not
-JSON, too large, or of another media type. Listing those on every view by
-hand would drift; ``document_problems`` (a drf-spectacular postprocessing
-hook) adds them where they apply and gives every 4xx the ``Problem`` body
-under ``application/problem+json``, so clients and fuzzers know what to
-expect.
+The layer's hook (``manhattan_site.api.schema.document_problems``: problem bodies
+on every 4xx, the errors any operation can give, strict request bodies) runs
+from ``document_problems`` here, after the games' own shapes are in place.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from games.engine.bots import BOTS, LEVELS
 from games.levels import level_ratings
+from manhattan_site.api import schema as layer
 
 from .schema_types import document_types
 
-PROBLEM_MEDIA_TYPE = "application/problem+json"
-
-PROBLEM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "An RFC 9457 problem. Switch on `code`; show `detail`.",
-    "required": ["type", "title", "status", "code", "detail"],
-    "properties": {
-        "type": {"type": "string", "description": "/api/v1/problems/<code>"},
-        "title": {"type": "string"},
-        "status": {"type": "integer", "description": "The HTTP status, repeated."},
-        "code": {"type": "string", "description": "Stable: the engine's rule codes, or the API's own."},
-        "detail": {"type": "string", "description": "A human message saying what was wrong."},
-        "errors": {"type": "object", "description": "For code 'invalid': the message(s) of each field."},
-        "current_version": {"type": "integer", "description": "For a stale version: the game's version now."},
-        "rule": {"type": "string", "description": "For a refused move: the rule (R1…R19) it breaks."},
-        "position": {"type": "integer", "description": "For notation: where the bad token starts."},
-        "token": {"type": "string", "description": "For notation: the token that was not understood."},
-        "pointer": {"type": "string", "description": "For notation: the move with a caret under the token."},
-    },
-    "additionalProperties": True,
-}
-
-_GENERIC = {
-    "400": "The body is not JSON, or a field or parameter is not valid (code 'malformed_request' or 'invalid').",
-    "401": "No valid credentials: send 'Authorization: Bearer <token>' (or sign in).",
-    "404": "There is no game (or token) with this id.",
-    "413": "The body is larger than the server accepts.",
-    "415": "The body is not application/json.",
-    "429": "Too many requests: wait for the number of seconds in Retry-After.",
-}
-# A write without a request body refuses one (manhattan_site.strict_input.takes_no_body).
-_NO_BODY = "This operation takes no body: one holding anything (not {}) is refused (code 'body_not_allowed')."
-_WRITES = ("post", "put", "patch", "delete")
+# Paths naming one of these answer 404 when it names nothing.
+NOT_FOUND_IDS = ("game_id", "token_id")
+NOT_FOUND = "There is no game (or token) with this id."
 
 
 def _bot_description() -> str:
@@ -106,26 +71,10 @@ SEAT_SPEC_SCHEMA: dict[str, Any] = {
 }
 
 
-def _problem_content() -> dict[str, Any]:
-    return {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
-
-
-def _generic_statuses(path: str, method: str, operation: dict[str, Any]) -> list[str]:
-    statuses = ["429"]
-    if operation.get("security") and {} not in operation["security"]:
-        statuses.append("401")
-    if "{game_id}" in path or "{token_id}" in path:
-        statuses.append("404")
-    if "requestBody" in operation:
-        statuses += ["400", "413", "415"]
-    return statuses
-
-
 def document_problems(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: problem bodies on every 4xx, and the
-    errors any operation can answer listed where they apply."""
-    schemas = result.setdefault("components", {}).setdefault("schemas", {})
-    schemas["Problem"] = PROBLEM_SCHEMA
+    """drf-spectacular postprocessing hook: the games' shapes (events, seats, the
+    watch key), then what the API layer says of every operation's errors."""
+    schemas = layer.add_problem_component(result)
     document_types(result)
     for name in ("SeatSpec", "SeatSpecRequest"):
         if name in schemas:
@@ -135,19 +84,12 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
     if seats is not None:
         seats.update(minItems=2, maxItems=4)
     for path, operations in result.get("paths", {}).items():
-        for method, operation in operations.items():
-            if "{game_id}" in path:
+        if "{game_id}" in path:
+            for operation in operations.values():
                 _accept_watch_key(operation)
-            responses = operation.setdefault("responses", {})
-            for status in _generic_statuses(path, method, operation):
-                responses.setdefault(status, {"description": _GENERIC[status]})
-            if method in _WRITES and "requestBody" not in operation:
-                responses.setdefault("400", {"description": _NO_BODY})
-            for status, response in responses.items():
-                if str(status).startswith("4"):
-                    response["content"] = _problem_content()
-    _drop_unreferenced(schemas, result)
-    _refuse_unknown_request_fields(schemas)
+    layer.document_problems(result, not_found_ids=NOT_FOUND_IDS, not_found=NOT_FOUND)
+    for variant in SEAT_SPEC_SCHEMA["oneOf"]:  # strict, as the layer makes every request body
+        variant["additionalProperties"] = False
     return result
 
 
@@ -166,27 +108,6 @@ def _accept_watch_key(operation: dict[str, Any]) -> None:
     parameters = operation.setdefault("parameters", [])
     if not any(p.get("name") == "key" and p.get("in") == "query" for p in parameters):
         parameters.append(WATCH_KEY)
-
-
-def _refuse_unknown_request_fields(schemas: dict[str, Any]) -> None:
-    """Request bodies are strict (games/api/strict.py): the schema says so, so
-    that generated clients and fuzzers send only the documented fields."""
-    for name, schema in schemas.items():
-        if name.endswith("Request") and schema.get("type") == "object":
-            schema["additionalProperties"] = False
-    for variant in SEAT_SPEC_SCHEMA["oneOf"]:
-        variant["additionalProperties"] = False
-
-
-def _drop_unreferenced(schemas: dict[str, Any], result: dict[str, Any]) -> None:
-    """Components nothing points at any more (the enums of the replaced seat schema)."""
-    while True:
-        text = json.dumps(result, default=str)
-        unused = [name for name in schemas if f'"#/components/schemas/{name}"' not in text]
-        if not unused:
-            return
-        for name in unused:
-            del schemas[name]
 
 
 def document_empty_lots(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:

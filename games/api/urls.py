@@ -1,15 +1,14 @@
-from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+"""The games API, mounted under ``/api/v1/`` by the project's API router
+(``GamesConfig.api_urls``)."""
 
-from accounts.api import BotAccountView, MeView, TokenDetailView, TokenListView
+from django.urls import path
 
-from . import index, lobby, review, talk, views, watching
-from .problems import api_not_found
+from . import lobby, review, talk, views, watching
+
+# What the API index (``/api/v1/``) links to from here.
+index_links = {"games": "api-games"}
 
 urlpatterns = [
-    path("", index.ApiIndexView.as_view(), name="api-index"),
-    path("problems/", index.ProblemListView.as_view(), name="api-problems"),
-    path("problems/<str:code>", index.ProblemView.as_view(), name="api-problem"),
     path("games", views.GameListView.as_view(), name="api-games"),
     path("games/<str:game_id>", views.GameDetailView.as_view(), name="api-game"),
     path("games/<str:game_id>/join", views.JoinView.as_view(), name="api-game-join"),
@@ -27,11 +26,4 @@ urlpatterns = [
     path("games/<str:game_id>/record", views.RecordView.as_view(), name="api-game-record"),
     path("games/<str:game_id>/messages", talk.MessagesView.as_view(), name="api-game-messages"),
     path("games/<str:game_id>/seats/<int:index>/mute", talk.MuteView.as_view(), name="api-game-seat-mute"),
-    path("tokens", TokenListView.as_view(), name="api-tokens"),
-    path("tokens/<int:token_id>", TokenDetailView.as_view(), name="api-token"),
-    path("me", MeView.as_view(), name="api-me"),
-    path("me/bot", BotAccountView.as_view(), name="api-me-bot"),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    re_path(r"^.*$", api_not_found),
 ]

@@ -10,9 +10,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.auth_helpers import request_user
 from games import store
-from games.api import problems
 from games.errors import GameError
 from games.services import presence
+from manhattan_site.api import problems
 
 # The id a page load makes up for itself (empty from a page older than ids).
 PAGE_ID = re.compile(r"[A-Za-z0-9-]{0,64}")

@@ -23,12 +23,12 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.auth_helpers import request_user
 from accounts.models import User
 from games import engine, services, store
-from games.api.problems import status_for
 from games.engine import GameOptions, Resign, RuleError
 from games.errors import GameError, StaleVersion
 from games.models import Game
 from games.presentation import refusals
 from games.services import open_games
+from manhattan_site.api.codes import status_for
 
 from . import game_page, present
 from .forms import MoveForm, ResignForm

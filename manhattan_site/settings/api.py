@@ -24,7 +24,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": _RENDERERS,
     "DEFAULT_PARSER_CLASSES": ["manhattan_site.strict_input.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "games.api.problems.problem_exception_handler",
+    "EXCEPTION_HANDLER": "manhattan_site.api.problems.problem_exception_handler",
     # Every API request counts against its user (token or session) or address;
     # creating games (which emails invitees) and tokens have tighter limits.
     "DEFAULT_THROTTLE_CLASSES": [
@@ -103,5 +103,6 @@ SPECTACULAR_SETTINGS = {
         "games.api.schema.document_empty_lots",
         "games.api.schema.document_rate_limits",
         "streams.schema.document_streams",  # after the rate limits: streams send no RateLimit headers
+        "webhooks.schema.document_webhook_events",  # the bodies webhooks POST, as components
     ],
 }

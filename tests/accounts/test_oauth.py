@@ -20,7 +20,8 @@ from rest_framework.views import APIView
 from accounts import links
 from accounts.api import MeView
 from accounts.services import create_api_token
-from games.api.index import ApiIndexView, ProblemListView, ProblemView
+from manhattan_site.api.pages import ApiIndexView, ProblemListView, ProblemView
+from manhattan_site.api.urls import app_url_modules, v1_urlpatterns
 
 pytestmark = pytest.mark.django_db
 Application = get_application_model()
@@ -282,11 +283,8 @@ def test_every_api_view_says_which_scope_it_needs():
         ProblemView,
     }
     found = []
-    patterns = [*get_resolver("games.api.urls").url_patterns, *get_resolver("webhooks.api.urls").url_patterns]
-    patterns += [
-        p for p in get_resolver().url_patterns if str(p.pattern).startswith("api/v1/") and hasattr(p, "callback")
-    ]
-    for pattern in patterns:
+    patterns = [pattern for module in app_url_modules() for pattern in get_resolver(module).url_patterns]
+    for pattern in [*patterns, *v1_urlpatterns()]:
         view = getattr(pattern.callback, "cls", None)
         if view is None or not issubclass(view, APIView) or view in open_to_any_scope:
             continue

@@ -11,7 +11,7 @@ from django.db import connection
 
 from tests.streams.conftest import AsgiServer, backend_pid, end_other_sessions
 
-from .chromium import chromium  # noqa: F401 (the shared browser fixture, for every test here)
+from .chromium import browser, chromium, module_chromium  # noqa: F401 (the shared browser fixtures, for every test here)
 
 
 @pytest.fixture(scope="session")

@@ -4,11 +4,7 @@ until they leave it. The site is served by the ASGI server (the streams need it)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from django.db import connection
-from playwright.sync_api import Browser
 
 from games import services
 from notifications.models import Kind, Notification
@@ -16,14 +12,6 @@ from notifications.models import Kind, Notification
 from .live import move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_for_version
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    yield chromium
-    # The ORM calls made under Playwright's loop have a connection of their own,
-    # which the next test's may use again: closed here, not ended from outside.
-    connection.close()
 
 
 def test_two_players_see_each_other_s_moves_appear_without_a_reload(server, browser, started_game, alice, bob):

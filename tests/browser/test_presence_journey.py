@@ -5,11 +5,9 @@ last one is closed, the next turn brings the email again."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
-from django.db import connection
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from accounts.models import User
 from games.models import Game, Presence
@@ -17,12 +15,6 @@ from games.models import Game, Presence
 from .live import deliver_pending, move_by_api, open_game, sent_turn_emails, signed_in, to_act, wait_until_present
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    yield chromium
-    connection.close()  # the connection of the ORM calls made under Playwright's loop
 
 
 def back_to_alice(server, game: Game, alice: User, bob: User) -> None:

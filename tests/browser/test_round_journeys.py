@@ -6,11 +6,8 @@ gets a "your turn" email while sitting at the table."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
-from django.db import connection
-from playwright.sync_api import Browser
 
 from accounts.models import User
 from games import store
@@ -29,12 +26,6 @@ from .live import (
 from .playing import build_by_touching, select_by_form
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    yield chromium
-    connection.close()  # the connection of the ORM calls made under Playwright's loop
 
 
 @pytest.mark.parametrize("language", ["nl", "fr", "ko"])

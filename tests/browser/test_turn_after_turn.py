@@ -5,11 +5,8 @@ player sits on the page the whole time and gets no "your turn" email."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
-from django.db import connection
-from playwright.sync_api import Browser
 
 from accounts.models import User
 from games.models import Game
@@ -28,12 +25,6 @@ from .live import (
 from .playing import build_by_touching, select_by_form
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    yield chromium
-    connection.close()  # the connection of the ORM calls made under Playwright's loop
 
 
 def test_every_building_after_a_live_move_goes_up_by_touching_and_no_turn_email_comes(

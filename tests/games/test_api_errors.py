@@ -515,7 +515,7 @@ def test_unknown_api_path_needs_no_authentication(api):
 
 @pytest.mark.parametrize("path", ["/api/", "/api/v2/games"])
 def test_unknown_path_under_api_outside_v1_is_a_problem_too(api, alice, path):
-    """games/api/problems.py promises that unknown URLs under /api/ answer in
+    """manhattan_site/api/problems.py promises that unknown URLs under /api/ answer in
     problem+json; only /api/v1/... is routed to ``api_not_found``."""
     assert_problem(api(alice).get(path), 404, "not_found")
 

@@ -16,15 +16,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # How product code names a problem's code: a service error, a DRF error's own
 # code, or a problem body written out.
 RAISED = (
-    re.compile(r'GameError\(\s*"([a-z_]+)"'),
+    re.compile(r'(?:Game|Problem)Error\(\s*"([a-z_]+)"'),
     re.compile(r'\bcode="([a-z_]+)"'),
-    re.compile(r'problem(?:_response)?\(\s*\d+,\s*"([a-z_]+)"'),
+    re.compile(r'(?:problem(?:_response)?|InputRefused)\(\s*\d+,\s*"([a-z_]+)"'),
 )
 
 
 def codes_raised_in_product_code() -> set[str]:
     codes: set[str] = set()
-    for app in ("games", "accounts", "notifications", "ratings", "webhooks", "streams"):
+    for app in ("games", "accounts", "notifications", "ratings", "webhooks", "streams", "manhattan_site"):
         for source in (ROOT / app).rglob("*.py"):
             text = source.read_text()
             for pattern in RAISED:

@@ -1,4 +1,4 @@
-"""Mounted under ``/api/v1/`` by ``manhattan_site.urls``, before the games API (whose catch-all answers the rest)."""
+"""Mounted under ``/api/v1/`` by the project's API router (``WebhooksConfig.api_urls``)."""
 
 from django.urls import path
 

@@ -1,10 +1,9 @@
-"""The API's front door: ``/api/v1/`` lists where things are, and each
-problem ``type`` URL (``/api/v1/problems/<code>``) describes its code — as a
-page for a browser, as JSON for a client."""
+"""The API's front door: ``/api/v1/`` lists where things are, and each problem
+``type`` URL (``/api/v1/problems/<code>``) describes its code from the registry
+— as a page for a browser, as JSON for a client, in the reader's language."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -15,18 +14,11 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from .catalogue import all_kinds
+from .codes import ErrorCode, all_codes
 from .problems import problem_response
 
-# The collections a client starts from, by URL name.
-ENTRY_POINTS = {
-    "games": "api-games",
-    "me": "api-me",
-    "tokens": "api-tokens",
-    "problems": "api-problems",
-    "schema": "api-schema",
-    "docs": "api-docs",
-}
+# The layer's own entry points; each app adds its own (``index_links`` in its ``api_urls``).
+LAYER_LINKS = {"problems": "api-problems", "schema": "api-schema", "docs": "api-docs"}
 
 
 class IndexSerializer(serializers.Serializer[Any]):
@@ -36,11 +28,23 @@ class IndexSerializer(serializers.Serializer[Any]):
 
 class ApiIndexView(APIView):
     permission_classes = [permissions.AllowAny]
+    links: dict[str, str] = LAYER_LINKS  # set by the router: every app's, then the layer's
 
     @extend_schema(operation_id="api_index", summary="Where everything is", responses={200: IndexSerializer})
     def get(self, request: Request) -> Response:
-        links = {name: reverse(url_name, request=request) for name, url_name in ENTRY_POINTS.items()}
+        links = {name: reverse(url_name, request=request) for name, url_name in self.links.items()}
         return Response({"version": "v1", "links": links})
+
+
+def described(kind: ErrorCode) -> dict[str, Any]:
+    """A code as its problem page shows it (the description in the active language)."""
+    return {
+        "code": kind.code,
+        "status": kind.status,
+        "description": str(kind.description),
+        "rules": kind.rules,
+        "examples": kind.examples,
+    }
 
 
 class ProblemListView(APIView):
@@ -50,7 +54,7 @@ class ProblemListView(APIView):
 
     @extend_schema(exclude=True)  # documentation, not an API resource
     def get(self, request: Request) -> Response:
-        return Response({"problems": [asdict(kind) for kind in all_kinds().values()]})
+        return Response({"problems": [described(kind) for kind in all_codes().values()]})
 
 
 class ProblemView(APIView):
@@ -60,9 +64,9 @@ class ProblemView(APIView):
 
     @extend_schema(exclude=True)
     def get(self, request: Request, code: str) -> Response:
-        kind = all_kinds().get(code)
+        kind = all_codes().get(code)
         if kind is None:
             if request.accepted_renderer.format == "html":
                 return Response({"missing": code}, status=404)
             return problem_response(404, "not_found", "The API answers with no such problem code.")
-        return Response(asdict(kind))
+        return Response(described(kind))
