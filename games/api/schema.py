@@ -37,38 +37,40 @@ def _bot_description() -> str:
     )
 
 
-# One seat of a new game, by kind: the rules across fields that the serializer
-# checks in ``SeatSpecSerializer.validate`` (an invitee's address, a bot's kind).
-SEAT_SPEC_SCHEMA: dict[str, Any] = {
-    "oneOf": [
-        {
-            "type": "object",
-            "required": ["kind"],
-            "properties": {"kind": {"type": "string", "enum": ["me", "open"]}},
-        },
-        {
-            "type": "object",
-            "required": ["kind", "email"],
-            "properties": {
-                "kind": {"type": "string", "enum": ["invite"]},
-                "email": {"type": "string", "format": "email", "minLength": 3, "maxLength": 254},
+def seat_spec_schema() -> dict[str, Any]:
+    """One seat of a new game, by kind: the rules across fields that the serializer
+    checks in ``SeatSpecSerializer.validate`` (an invitee's address, a bot's kind).
+    Built for each schema, so the levels' ratings are those of the file as it is now."""
+    return {
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["kind"],
+                "properties": {"kind": {"type": "string", "enum": ["me", "open"]}},
             },
-        },
-        {
-            "type": "object",
-            "required": ["kind", "bot"],
-            "properties": {
-                "kind": {"type": "string", "enum": ["bot"]},
-                "bot": {
-                    "type": "string",
-                    "enum": [*sorted(BOTS), *LEVELS],
-                    "description": _bot_description(),
+            {
+                "type": "object",
+                "required": ["kind", "email"],
+                "properties": {
+                    "kind": {"type": "string", "enum": ["invite"]},
+                    "email": {"type": "string", "format": "email", "minLength": 3, "maxLength": 254},
                 },
             },
-        },
-    ],
-    "description": "The creator's own seat, an invitee's (by email), an open seat, or a bot.",
-}
+            {
+                "type": "object",
+                "required": ["kind", "bot"],
+                "properties": {
+                    "kind": {"type": "string", "enum": ["bot"]},
+                    "bot": {
+                        "type": "string",
+                        "enum": [*sorted(BOTS), *LEVELS],
+                        "description": _bot_description(),
+                    },
+                },
+            },
+        ],
+        "description": "The creator's own seat, an invitee's (by email), an open seat, or a bot.",
+    }
 
 
 def document_problems(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
@@ -78,7 +80,7 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
     document_types(result)
     for name in ("SeatSpec", "SeatSpecRequest"):
         if name in schemas:
-            schemas[name] = SEAT_SPEC_SCHEMA
+            schemas[name] = seat_spec_schema()
     # drf-spectacular does not carry a list serializer's min_length/max_length over.
     seats = schemas.get("CreateGameRequest", {}).get("properties", {}).get("seats")
     if seats is not None:
@@ -88,8 +90,9 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
             for operation in operations.values():
                 _accept_watch_key(operation)
     layer.document_problems(result, not_found_ids=NOT_FOUND_IDS, not_found=NOT_FOUND)
-    for variant in SEAT_SPEC_SCHEMA["oneOf"]:  # strict, as the layer makes every request body
-        variant["additionalProperties"] = False
+    for name in ("SeatSpec", "SeatSpecRequest"):  # strict, as the layer makes every request body
+        for variant in schemas.get(name, {}).get("oneOf", []):
+            variant["additionalProperties"] = False
     return result
 
 
