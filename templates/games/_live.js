@@ -64,7 +64,33 @@
         focus.direction = active.selectionDirection;
       } catch (error) { /* a field without a caret (a number): focus alone */ }
     }
-    return { drafts: drafts, focus: focus };
+    // A building half chosen by touching (a card, a lot, a piece): chosen again
+    // on the new content if the position is the same (table talk came in).
+    var card = main.querySelector("#place-form input[name=card]:checked");
+    var lot = main.querySelector("[data-testid=board] g.lot.chosen");
+    var piece = main.querySelector("#build-list input:checked");
+    var build = {
+      card: card ? card.id : null,
+      lot: lot ? [lot.getAttribute("data-city"), lot.getAttribute("data-lot")] : null,
+      piece: piece ? piece.value : null,
+    };
+    return { drafts: drafts, focus: focus, build: build };
+  }
+  function putBuild(kept) {
+    var radio = kept.build.card && document.getElementById(kept.build.card);
+    if (!radio || radio.name !== "card") { return; }
+    radio.checked = true;
+    radio.dispatchEvent(new Event("change", { bubbles: true }));  // the build script lights the lots
+    if (!kept.build.lot) { return; }
+    var lot = document.querySelector("[data-testid=board] g.lot.can-build[data-city='" + kept.build.lot[0] +
+      "'][data-lot='" + kept.build.lot[1] + "']");
+    if (!lot) { return; }
+    lot.dispatchEvent(new MouseEvent("click", { bubbles: true }));  // and lists its pieces
+    var piece = kept.build.piece !== null && document.querySelector("#build-list input[value='" + kept.build.piece + "']");
+    if (piece && !piece.checked) {
+      piece.checked = true;
+      piece.dispatchEvent(new Event("change", { bubbles: true }));
+    }
   }
   function putDrafts(fresh, kept) {
     fresh.querySelectorAll(TYPED).forEach(function (field) {
@@ -83,10 +109,15 @@
     field.scrollTop = kept.focus.scroll;
   }
 
+  // A move's refresh swaps the page only for a newer version: events that
+  // come close together end in one swap, not a second one of the same version
+  // under the player's fingers (a card and a lot chosen). Table talk and the
+  // review change the page without a new version: theirs always swap.
   var fetching = false;
   var again = false;
-  function refresh() {
-    if (fetching) { again = true; return; }
+  var againAlways = false;
+  function refresh(always) {
+    if (fetching) { again = true; againAlways = againAlways || Boolean(always); return; }
     fetching = true;
     fetch(data.page, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
@@ -97,25 +128,27 @@
         var main = document.querySelector("main");
         if (!fresh || !live || !main) { return; }
         var fetched = parseInt(live.dataset.version, 10) || 0;
-        if (polling && fetched <= version) { return; }  // nothing new: leave the page alone
+        if (!always && fetched <= version) { return; }  // nothing new: leave the page alone
         var scripts = scriptsOf(doc);
         var kept = keepDrafts(main);
         fresh = document.adoptNode(fresh);
         putDrafts(fresh, kept);
         main.replaceWith(fresh);
-        putFocus(kept);
+        var samePosition = fetched === version;
         version = fetched || version;
         me.dataset.version = String(version);
         myTurn = live.dataset.myTurn === "true";
         baseTitle = doc.title;
         showTurn();
         rerunScripts(scripts);
+        if (samePosition) { putBuild(kept); }
+        putFocus(kept);  // last: choosing the lot again moved the focus to its pieces
         document.dispatchEvent(new CustomEvent("game:updated", { detail: { version: version } }));
       })
       .catch(function () { /* the next event or a reload will try again */ })
       .then(function () {
         fetching = false;
-        if (again) { again = false; refresh(); }
+        if (again) { var both = againAlways; again = againAlways = false; refresh(both); }
       });
   }
 
@@ -136,10 +169,10 @@
     source.onmessage = function (event) {
       if ((parseInt(event.lastEventId, 10) || 0) > version) { refresh(); }
     };
-    source.addEventListener("talk", function () { refresh(); });  // a message at the table
+    source.addEventListener("talk", function () { refresh(true); });  // a message at the table
     // The finished game's review is ready: a page still saying it is being made shows it.
     source.addEventListener("review_ready", function () {
-      if (document.querySelector("[data-testid=review-pending]")) { refresh(); }
+      if (document.querySelector("[data-testid=review-pending]")) { refresh(true); }
     });
     // Refused (not signed in, say): the browser gives up on it; ask now and then instead.
     source.onerror = function () { if (source.readyState === EventSource.CLOSED) { poll(); } };
@@ -150,10 +183,29 @@
   if (data.presence) {
     // This page load's own id: its "I left" removes only its own presence, so a
     // reload's late goodbye cannot remove the new page's "I'm here".
-    var pageId = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
-      : Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+    // A move or a message sent from this page leads to the same table's next
+    // page, in this tab: the id is handed over to it (sessionStorage is the
+    // tab's own) and no goodbye is said, so the player never leaves the table
+    // between the two pages — a turn that comes back to them at once (their own
+    // move ended the round) brings no email.
+    var handover = "presence-page:" + data.presence;
+    var pageId = null;
+    try { pageId = sessionStorage.getItem(handover); sessionStorage.removeItem(handover); } catch (error) { /* none */ }
+    if (!pageId) {
+      pageId = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
+        : Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+    }
     me.dataset.presencePage = pageId;
+    var handingOver = false;
+    document.addEventListener("submit", function (event) {
+      var form = event.target;
+      if (event.defaultPrevented || !form || (form.method || "").toLowerCase() !== "post") { return; }
+      try { sessionStorage.setItem(handover, pageId); handingOver = true; } catch (error) { return; }
+      // Should the next page never come (the network failed), this page says goodbye again as before.
+      setTimeout(function () { handingOver = false; }, 15000);
+    });
     var beat = function (state) {
+      if (state === "hidden" && handingOver) { return; }
       var body = new URLSearchParams({ state: state, page: pageId });
       fetch(data.presence, {
         method: "POST", credentials: "same-origin", keepalive: true, body: body,

@@ -16,7 +16,7 @@ from accounts.models import User
 from games import engine, services, store
 from games.models import Game
 from tests.factories import resign, two_player_game
-from tests.support.browser import DESKTOP, PHONE, axe_violations, chromium, describe, signed_in  # noqa: F401 (a fixture)
+from tests.support.browser import DESKTOP, PHONE, axe_violations, describe, signed_in
 
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 
@@ -62,7 +62,7 @@ def building_game(alice: User) -> Game:
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_no_violation_on_any_page(connections_closed, live_server, chromium, viewport):  # noqa: F811
+def test_no_violation_on_any_page(connections_closed, live_server, browser, viewport):
     alice = User.objects.create_user("alice@example.com", display_name="alice", is_staff=True, is_superuser=True)
     bob = User.objects.create_user("bob@example.com", display_name="bob")
     game = building_game(alice)
@@ -73,7 +73,7 @@ def test_no_violation_on_any_page(connections_closed, live_server, chromium, vie
     )
     finished = two_player_game(alice, bob, name="Finished 1")
     resign(finished, bob)
-    page = signed_in(chromium, live_server.url, alice, viewport, bypass_csp=True).new_page()
+    page = signed_in(browser, live_server.url, alice, viewport, bypass_csp=True).new_page()
     found: dict[str, str] = {}
 
     def check(name: str) -> None:
@@ -101,7 +101,7 @@ def test_no_violation_on_any_page(connections_closed, live_server, chromium, vie
     page.locator("#place-form label.card-choice").first.click()
     page.locator("[data-testid=board] g.lot.can-build").first.click()
     check("game page, building")
-    anonymous = chromium.new_context(viewport=viewport, bypass_csp=True).new_page()
+    anonymous = browser.new_context(viewport=viewport, bypass_csp=True).new_page()
     anonymous.goto(live_server.url + "/accounts/login/")
     violations = axe_violations(anonymous, EVERY_IMPACT)
     if violations:

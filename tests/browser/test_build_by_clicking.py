@@ -3,8 +3,8 @@
 Alice plays against a random bot. Every building goes up by choosing a card,
 touching a lit lot and a piece, and "Build here" (selections, which build
 nothing, use their form). The bot's turns are played in the test's thread by
-the same service the worker calls. Along the way the page is photographed
-for the README, on a desktop and on a phone (into docs/ with UPDATE_SCREENSHOTS=1).
+the same service the worker calls. (The README's pictures are taken by the
+journey, test_table_journey.py.)
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.db import connection
 from accounts.models import User
 from games import services
 from games.models import Game
-from tests.support.browser import DESKTOP, PHONE, chromium, screenshot_path, signed_in  # noqa: F401 (a fixture)
+from tests.support.browser import PHONE, signed_in
 from tests.support.pages import build_by_touching, choose_a_card_and_a_lot, select_by_form
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,10 +59,10 @@ def let_the_bots_move(game: Game) -> None:
 
 
 @pytest.mark.slow  # a whole game by clicking: minutes
-def test_a_whole_game_built_by_touching_the_board(connections_closed, live_server, chromium, tmp_path):  # noqa: F811
+def test_a_whole_game_built_by_touching_the_board(connections_closed, live_server, browser):
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     game = bot_game(alice)
-    context = signed_in(chromium, live_server.url, alice)
+    context = signed_in(browser, live_server.url, alice)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -95,12 +95,6 @@ def test_a_whole_game_built_by_touching_the_board(connections_closed, live_serve
         else:
             build_by_touching(page, game, rng)
             built += 1
-            if built == 20:  # mid-game, with buildings on the board: the README's picture
-                let_the_bots_move(game)
-                page.goto(f"{live_server.url}/games/{game.public_id}/")
-                if page.get_by_test_id("place-form").count():
-                    choose_a_card_and_a_lot(page, rng)
-                    page.screenshot(path=str(screenshot_path("game-page-desktop.png", tmp_path)), full_page=False)
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert built >= 24  # two colours, four pieces each, six rounds... less what could not be placed
@@ -111,10 +105,10 @@ def test_a_whole_game_built_by_touching_the_board(connections_closed, live_serve
     context.close()
 
 
-def test_the_keyboard_builds_too(connections_closed, live_server, chromium):  # noqa: F811
+def test_the_keyboard_builds_too(connections_closed, live_server, browser):
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     game = bot_game(alice, players=3)
-    page = signed_in(chromium, live_server.url, alice).new_page()
+    page = signed_in(browser, live_server.url, alice).new_page()
     rng = random.Random(3)
     for _ in range(20):
         let_the_bots_move(game)
@@ -150,14 +144,13 @@ def test_the_keyboard_builds_too(connections_closed, live_server, chromium):  # 
 def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     connections_closed,
     live_server,
-    chromium,  # noqa: F811
+    browser,
     side,
-    tmp_path,
 ):
     alice = User.objects.create_user("alice@example.com", display_name="alice")
     # From the west the board is drawn turned: two cities wide and three tall.
     game = bot_game(alice, players=4, sides=[side, 1 - side, 2, 3])
-    page = signed_in(chromium, live_server.url, alice, PHONE).new_page()
+    page = signed_in(browser, live_server.url, alice, PHONE).new_page()
     rng = random.Random(7)
     for _ in range(20):
         let_the_bots_move(game)
@@ -191,6 +184,3 @@ def test_on_a_phone_the_board_the_hand_and_the_choices_fit_one_screen(
     assert header["height"] < 60, f"the menu takes {header['height']:.0f}px: it folds into one line"
     on_page = page.get_by_test_id("build-confirm").evaluate("b => b.getBoundingClientRect().bottom + window.scrollY")
     assert on_page <= PHONE["height"], f"'Build here' ends {on_page:.0f}px down the page: not on the first screen"
-    if side == 0:
-        page.evaluate(f"window.scrollTo(0, {top - 4})")
-        page.screenshot(path=str(screenshot_path("game-page-phone.png", tmp_path)))

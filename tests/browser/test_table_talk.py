@@ -5,6 +5,7 @@ appears on the first player's page the same way."""
 
 from __future__ import annotations
 
+import random
 import re
 from email.message import EmailMessage
 
@@ -17,7 +18,14 @@ from notifications import emails
 from notifications.models import Kind
 from tests.support.browser import signed_in
 from tests.support.mail import QUOTED, basic_auth, latest
-from tests.support.pages import move_by_api, open_game, to_act, wait_for_version
+from tests.support.pages import (
+    choose_a_card_and_a_lot,
+    move_by_api,
+    open_game,
+    select_by_form,
+    to_act,
+    wait_for_version,
+)
 from tests.support.waiting import PAGE_TIMEOUT_MS
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -101,3 +109,40 @@ def test_a_half_typed_message_survives_the_live_refresh(server, browser, started
         talk.press("Enter")  # and it is sent as written
     alices.get_by_test_id("talk-messages").get_by_text("Nice play, but the tower").wait_for(timeout=PAGE_TIMEOUT_MS)
     assert talk.input_value() == "", "a sent message is no draft any more"
+
+
+def test_a_half_chosen_building_survives_table_talk(server, browser, started_game, alice, bob):
+    """Alice has touched a card, a lot and a piece when Bob's message comes in:
+    the page shows the message, and her building is still chosen, ready to go up."""
+    alices = open_game(signed_in(browser, server, alice), server, started_game)
+    bobs = open_game(signed_in(browser, server, bob), server, started_game)
+    rng = random.Random(4)
+    for _ in range(10):  # the selections first: alice's by her page, bob's by the API
+        started_game.refresh_from_db()
+        if to_act(started_game) == bob:
+            wait_for_version(alices, move_by_api(server, started_game, bob))
+        elif alices.get_by_test_id("select-form").count():
+            select_by_form(alices, started_game, rng)
+        else:
+            break
+    alices.evaluate("window.notReloaded = true")
+    choose_a_card_and_a_lot(alices, rng)
+    alices.get_by_test_id("build-piece").last.check()
+    card = alices.locator("#place-form input[name=card]:checked").get_attribute("id")
+    lot = alices.locator("[data-testid=board] g.lot.chosen").get_attribute("aria-label")
+    pieces = alices.get_by_test_id("build-piece").count()
+
+    bobs.get_by_test_id("talk-text").fill("Take your time.")
+    with bobs.expect_navigation():
+        bobs.get_by_test_id("talk-text").press("Enter")
+    alices.get_by_test_id("talk-messages").get_by_text("Take your time.").wait_for(timeout=5000)
+    assert alices.evaluate("window.notReloaded") is True
+    assert alices.locator("#place-form input[name=card]:checked").get_attribute("id") == card
+    assert alices.locator("[data-testid=board] g.lot.chosen").get_attribute("aria-label") == lot
+    assert alices.get_by_test_id("build-piece").count() == pieces
+    assert alices.get_by_test_id("build-piece").last.is_checked()
+    before = started_game.version
+    with alices.expect_navigation():
+        alices.get_by_test_id("build-confirm").click()
+    started_game.refresh_from_db()
+    assert started_game.version == before + 1, "her building went up as chosen"

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_stranger_watches_a_public_game_live(
-    live_server_connections_closed: Any, live_server: Any, chromium: Any, monkeypatch: pytest.MonkeyPatch
+    live_server_connections_closed: Any, live_server: Any, browser: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("games.web.watch.LIVE_POLL_SECONDS", 1)
     alice = User.objects.create_user("alice@example.com")
@@ -30,7 +30,7 @@ def test_a_stranger_watches_a_public_game_live(
     open_games.take_seat(game=game, user=bob)
     game.refresh_from_db()
 
-    page = chromium.new_context().new_page()
+    page = browser.new_context().new_page()
     page.goto(f"{live_server.url}/games/watch/")
     page.get_by_test_id("public-game").get_by_role("link").click()
     page.wait_for_load_state()
@@ -58,10 +58,10 @@ def test_a_stranger_watches_a_public_game_live(
     assert loaded.state.phase == engine.PLACEMENT
 
 
-def test_a_signed_in_spectator_follows_the_game_s_stream(server, chromium, started_game, stranger) -> None:
+def test_a_signed_in_spectator_follows_the_game_s_stream(server, browser, started_game, stranger) -> None:
     started_game.public = True
     started_game.save(update_fields=["public"])
-    page = signed_in(chromium, server, stranger).new_page()
+    page = signed_in(browser, server, stranger).new_page()
     streams: list[str] = []
     page.on("request", lambda request: streams.append(request.url) if "/stream" in request.url else None)
     page.goto(f"{server.url}/games/{started_game.public_id}/watch/")

@@ -113,13 +113,6 @@ def signed_in(
     return context
 
 
-def screenshot_path(name: str, tmp_path: Path) -> Path:
-    """Where a README picture goes: ``docs/`` with ``UPDATE_SCREENSHOTS=1``,
-    else the test's own folder (a test run leaves the tracked files alone)."""
-    folder = ROOT / "docs" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
-    return folder / name
-
-
 def axe_violations(page: Any, impacts: tuple[str, ...] = ("serious", "critical")) -> list[dict[str, Any]]:
     """axe-core's violations of ``impacts`` on the page as it stands."""
     if not AXE.exists():

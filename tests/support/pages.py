@@ -202,6 +202,27 @@ def select_by_form(page: Page, game: Game, rng: random.Random, seat: int = 0) ->
         form.get_by_test_id("submit-move").click()
 
 
+def select_by_clicking(page: Page, game: Game, rng: random.Random, seat: int = 0) -> None:
+    """Choose the round's pieces with the form's − and + alone, then send them."""
+    state = store.state_of(game)
+    assert state is not None
+    choice = engine.legal_actions(engine.player_view(state, seat)).selection
+    assert choice is not None
+    form = page.get_by_test_id("select-form")
+    chosen = [0, 0, 0, 0]
+    for _ in range(choice.count):
+        size = rng.choice([s for s in range(4) if choice.reserve[s] > chosen[s]])
+        chosen[size] += 1
+        form.get_by_test_id(f"select-more-{size + 1}").click()
+    for size in range(4):
+        assert form.get_by_test_id(f"select-size-{size + 1}").input_value() == str(chosen[size])
+        assert form.get_by_test_id(f"select-more-{size + 1}").is_disabled(), "the count is reached: no more"
+    assert form.get_by_test_id("select-total").inner_text() == str(choice.count)
+    with page.expect_navigation():
+        form.get_by_test_id("submit-move").click()
+    assert page.get_by_test_id("refusal-message").count() == 0, page.get_by_test_id("refusal-message").inner_text()
+
+
 def choose_a_card_and_a_lot(page: Page, rng: random.Random) -> None:
     """Touch a card of the hand, then one of the lots it lights up."""
     cards = page.locator("#place-form label.card-choice")
