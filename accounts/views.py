@@ -92,6 +92,10 @@ def link_view(request: HttpRequest, purpose: str, token: str) -> HttpResponse:
         return _bad_link(request, links.NOT_VALID)
     next_path = request.GET.get("next", "")
     target = links.target_of(data) or (next_path if _safe(request, next_path) else reverse("games:list"))
+    if data.game and request.GET.get("show") == "review":
+        # The game-over email's review link: the server's redirect carries the fragment,
+        # since the button's POST (to this address, which has none) would lose the link's.
+        target += "#review"
     current = request.user if request.user.is_authenticated else None
     if request.method == "GET":
         same = current is not None and user is not None and current.pk == user.pk

@@ -133,12 +133,12 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     from django.db import transaction
 
     from games.models import Game
-    from games.signals import events_appended
+    from games.signals import Appended, events_appended
 
     committed: dict[int, float] = {}
 
-    def remember_commit(sender: Any, loaded: Any, events: list[Any], first_seq: int, **kwargs: Any) -> None:
-        last = first_seq + len(events) - 1
+    def remember_commit(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
+        last = appended.last_seq
         transaction.on_commit(lambda: committed.__setitem__(last, time.perf_counter()))
 
     events_appended.connect(remember_commit, weak=False)

@@ -120,6 +120,11 @@ class Seat(models.Model):
         RANDOM = "random", "Random bot"
         GREEDY = "greedy", "Greedy bot"
         STRONG = "strong", "Strong bot"
+        # The levels a person chooses by (games.engine.bots.LEVELS), weakest first.
+        EASY = "easy", "Bot level easy"
+        MEDIUM = "medium", "Bot level medium"
+        HARD = "hard", "Bot level hard"
+        STRONGEST = "strongest", "Bot level strongest"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     index = models.PositiveSmallIntegerField()

@@ -26,6 +26,10 @@ SERVICE_CODES: dict[str, tuple[int, Promise]] = {
     "bad_page_id": (400, _("The game page's presence id must be up to 64 letters, digits or dashes.")),
     "bad_reminders": (422, _("The reminder policy is not valid (hours out of range).")),
     "bad_seats": (422, _("The seats do not fit the game: their number or kinds are wrong.")),
+    "unknown_bot": (
+        422,
+        _("A bot seat names a bot or bot level the server does not have; 'choices' lists those it has."),
+    ),
     "corrupt_log": (409, _("The game's log no longer folds; an operator has been told. Nothing was changed.")),
     "game_abandoned": (409, _("An operator abandoned this game; it takes no more actions.")),
     "game_active": (409, _("The game has started; this is only possible before.")),

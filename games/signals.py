@@ -72,3 +72,8 @@ message_posted = Signal()
 # ``review`` (a ``GameReview``). Sent by the task on the bots queue after it commits, for
 # the apps that tell people (an email's link, a webhook, a stream event).
 review_ready = Signal()
+
+# A finished game's review could not be made (the task failed or ran out of time):
+# ``game`` and ``review``. Sent by the task after it stored the failure, so that what
+# waited for the review (the game-over email) goes without it at once.
+review_failed = Signal()

@@ -93,6 +93,9 @@ def email_context(notification: Notification) -> dict[str, Any]:
         return context
     assert user is not None
     context["link"] = links.game_url(user, str(game.public_id))
+    if notification.kind == Kind.GAME_OVER and notification.context.get("review"):
+        # The signed link lands on the game's page, at its review (accounts.views.link_view).
+        context["review_link"] = context["link"] + "?show=review"
     if notification.kind in TALK_CARRIED:
         context["table_talk"] = _table_talk(notification, user, game)
     if notification.seat is not None:

@@ -6,34 +6,38 @@ commit, by a task, and again by a periodic sweep for anything still pending
 — so an outage of the broker or of the mail server delays emails but loses
 none. Each row's unique ``key`` means a redelivered task or an overlapping
 sweep never writes, or sends, one twice.
+
+Claiming, sending outside any transaction, recording, backing off and the
+sweep are the outbox machine's (``manhattan_site.outbox``, shared with the
+webhooks); this module adds what is the emails' own: building and sending
+one, and the rules for not sending it (preferences, closed accounts, bots,
+players at the table, bouncing addresses).
 """
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from celery import current_app
-from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import F, Q, QuerySet
-from django.utils import timezone
+from django.db import IntegrityError, transaction
 
 from accounts.models import User
 from games.models import Game
 from games.services import presence
 from manhattan_site.metrics import EMAILS
+from manhattan_site.outbox import Attempt, Outbox, RetryPolicy, Skip
 
 from . import bounces
 from .emails import build_message
 from .mailer import send
 from .models import DIGESTIBLE, Kind, Notification, Preference
 
-logger = logging.getLogger(__name__)
 MAX_BACKOFF = timedelta(hours=1)
 GIVE_UP_AFTER = timedelta(days=3)
+# A minute, doubling, at most an hour apart; given up by age, not by attempts:
+# a mail server down for a few hours must not lose the emails written meanwhile.
+POLICY = RetryPolicy(first_delay=timedelta(minutes=1), max_delay=MAX_BACKOFF, max_age=GIVE_UP_AFTER)
 # How long a worker holds an email it is sending (OUTBOX_LEASE_SECONDS): longer
 # than a send can take (the task's hard time limit ends a worker stuck longer),
 # so a claim does not expire mid-send; a crashed worker's claim expires after it.
@@ -91,19 +95,12 @@ def write(notifications: list[Notification]) -> None:
 
 def publish_on_commit(pks: list[int]) -> None:
     """Hand the emails to the workers once the transaction that wrote them commits."""
-    if pks:
-        transaction.on_commit(lambda: publish(pks))
+    EMAIL_OUTBOX.publish_on_commit(pks)
 
 
 def publish(pks: list[int]) -> None:
-    """One delivery task per ``DELIVERY_BATCH`` emails (by name: the tasks
-    module calls this one, not the other way round)."""
-    for start in range(0, len(pks), DELIVERY_BATCH):
-        try:
-            current_app.send_task(DELIVER_TASK, args=[pks[start : start + DELIVERY_BATCH]])
-        except Exception:  # the broker is down: the outbox sweep will deliver them
-            logger.warning("could not enqueue delivery of %s notifications", len(pks) - start, exc_info=True)
-            return
+    """One delivery task per ``DELIVERY_BATCH`` emails."""
+    EMAIL_OUTBOX.publish(pks)
 
 
 # --- delivery -----------------------------------------------------------------------------
@@ -151,116 +148,75 @@ def _at_the_table(notification: Notification, now: datetime) -> bool:
     return notification.user_id is not None and presence.is_watching(notification.game_id, notification.user_id, now)
 
 
-def deliver(notification_id: int) -> bool:
-    """Send one pending notification; True if this call sent it.
+class EmailOutbox(Outbox[Notification]):
+    """Emails: built from their row and sent to the mail server; suppressed for
+    bots and closed accounts, by the player's preferences, at the table, and to
+    a bouncing address. A permanent refusal of the address (5xx) fails the
+    email at once and marks the address bouncing."""
 
-    Three short steps, and the mail server is spoken to outside any database
-    transaction (a hung server must never hold a lock that a move waits for):
+    model = Notification
+    name = "email"
+    task = DELIVER_TASK
+    batch = DELIVERY_BATCH
+    sent = Notification.Status.SENT
+    sent_at = "sent"
 
-    1. claim the row with a conditional UPDATE (a lease until ``LEASE``), which
-       commits at once: a second worker (a redelivered task, the sweep) finds
-       it claimed and skips it;
-    2. build and send the email;
-    3. record the outcome with an UPDATE conditional on the claim.
+    def policy(self) -> RetryPolicy:
+        return POLICY
 
-    A row is marked sent only by the worker that holds its claim, and the
-    lease outlasts any send (the task's hard time limit is shorter), so an
-    email is never sent again after a success. A worker that dies between the
-    server's acceptance and step 3 leaves the claim to expire; the sweep then
-    sends the email again with the same Message-ID — the one at-least-once
-    window, documented in docs/play-by-email.md. Failures back off
-    exponentially (at most ``MAX_BACKOFF`` apart) and give up after
-    ``GIVE_UP_AFTER`` (by age); a permanent refusal of the address (5xx) fails
-    at once and marks the address as bouncing.
+    def lease(self) -> timedelta:
+        return LEASE
+
+    def longest_send(self) -> float:
+        return float(getattr(settings, "EMAIL_TIMEOUT", None) or 10)
+
+    def load(self, pk: Any) -> Notification | None:
+        return Notification.objects.select_related("user__preference", "game").filter(pk=pk).first()
+
+    def suppressed(self, row: Notification, now: datetime) -> Skip | None:
+        status = _suppressed_by_preferences(row, _loaded_preference(row.user))
+        if _at_the_table(row, now):  # even over a digest: they saw the turn come
+            status = Notification.Status.SKIPPED
+        if status is None and row.kind != Kind.LOGIN and bounces.is_suppressed(row):
+            status = Notification.Status.SKIPPED
+        return None if status is None else Skip(status)
+
+    def send(self, row: Notification) -> Attempt:
+        send(build_message(row))  # the module's ``send``, looked up now (tests stand in for the server)
+        return Attempt()
+
+    def is_permanent(self, error: Exception) -> bool:
+        return bounces.is_permanent(error)
+
+    def on_sent(self, row: Notification, attempt: Attempt) -> None:
+        EMAILS.labels("sent").inc()
+
+    def on_failed(self, row: Notification, attempt: Attempt, *, final: bool) -> None:
+        if attempt.permanent:
+            # The address does not exist (or refuses us for good): no more mail to it.
+            bounces.mark_bouncing(row.email, attempt.error)
+            EMAILS.labels("bounced").inc()
+        else:
+            EMAILS.labels("failed").inc()  # each failed attempt, whether retried or given up
+
+
+EMAIL_OUTBOX = EmailOutbox()
+
+
+def deliver(notification_id: int, now: datetime | None = None) -> bool:
+    """Send one pending, due email; True if this call sent it (``manhattan_site.outbox``).
+
+    A worker that dies between the server's acceptance and the record leaves
+    its claim to expire; the sweep then sends the email again with the same
+    Message-ID — the one at-least-once window, documented in docs/play-by-email.md.
     """
-    now = timezone.now()
-    lease = now + LEASE
-    claimed = (
-        Notification.objects.filter(pk=notification_id, status=Notification.Status.PENDING)
-        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-        .update(claimed_until=lease)
-    )
-    if not claimed:
-        return False
-    mine = Notification.objects.filter(pk=notification_id, claimed_until=lease)
-    notification = Notification.objects.select_related("user__preference", "game").get(pk=notification_id)
-    suppressed = _suppressed_by_preferences(notification, _loaded_preference(notification.user))
-    if _at_the_table(notification, now):
-        suppressed = Notification.Status.SKIPPED
-    if suppressed is None and notification.kind != Kind.LOGIN and bounces.is_suppressed(notification):
-        suppressed = Notification.Status.SKIPPED
-    if suppressed is not None:
-        mine.update(status=suppressed, claimed_until=None)
-        return False
-    try:
-        send(build_message(notification))
-    except Exception as error:
-        _record_failure(notification, mine, error)
-        if isinstance(error, SoftTimeLimitExceeded):
-            raise  # the task is out of time: the rest of its batch is left to the sweep
-        return False
-    _mark_sent(mine, lease)
-    EMAILS.labels("sent").inc()
-    return True
-
-
-def _mark_sent(mine: QuerySet[Notification], lease: datetime) -> None:
-    """Record that the server took the email. A connection dropped between the
-    server's acceptance and this UPDATE would leave the row pending, and the
-    sweep would send it again once the lease ran out; so the UPDATE is tried
-    once more on a fresh connection while the lease is still this worker's
-    (the UPDATE is conditional on it, so it can never mark another's claim)."""
-
-    def update() -> None:
-        mine.update(
-            status=Notification.Status.SENT, sent=timezone.now(), attempts=F("attempts") + 1, claimed_until=None
-        )
-
-    try:
-        update()
-    except (OperationalError, InterfaceError):
-        if timezone.now() >= lease or connection.in_atomic_block:
-            raise  # the claim is no longer surely ours (or a caller's transaction is lost): the sweep decides
-        logger.warning("marking a sent email failed on a dropped connection; trying once more", exc_info=True)
-        connection.close()  # the next query opens a fresh connection
-        update()
-
-
-def _record_failure(notification: Notification, mine: QuerySet[Notification], error: Exception) -> None:
-    now = timezone.now()
-    attempts = notification.attempts + 1
-    last_error = f"{type(error).__name__}: {error}"[:2000]
-    if bounces.is_permanent(error):
-        # The address does not exist (or refuses us for good): retrying cannot help.
-        mine.update(status=Notification.Status.FAILED, attempts=attempts, last_error=last_error, claimed_until=None)
-        bounces.mark_bouncing(notification.email, last_error)
-        EMAILS.labels("bounced").inc()
-        logger.warning("notification %s bounced: %s", notification.pk, error)
-        return
-    backoff = timedelta(seconds=30 * 2 ** min(attempts, 12))
-    # Give up by age, not by attempts: a mail server down for a few hours
-    # must not lose the emails written meanwhile.
-    status = Notification.Status.FAILED if now - notification.created > GIVE_UP_AFTER else Notification.Status.PENDING
-    mine.update(
-        status=status,
-        attempts=attempts,
-        last_error=last_error,
-        next_attempt=now + min(backoff, MAX_BACKOFF),
-        claimed_until=None,
-    )
-    EMAILS.labels("failed").inc()  # each failed attempt, whether retried or given up
-    logger.warning("delivery of notification %s failed: %s", notification.pk, error)
+    return EMAIL_OUTBOX.deliver(notification_id, now)
 
 
 def pending_due(now: datetime | None = None, limit: int = 500) -> list[int]:
-    now = now or timezone.now()
-    return list(
-        Notification.objects.filter(status=Notification.Status.PENDING, next_attempt__lte=now)
-        .order_by("next_attempt")
-        .values_list("pk", flat=True)[:limit]
-    )
+    return EMAIL_OUTBOX.pending_due(now, limit)
 
 
 def sweep_outbox(now: datetime | None = None) -> int:
-    """Deliver everything still pending (the safety net behind on-commit tasks)."""
-    return sum(1 for pk in pending_due(now) if deliver(pk))
+    """Send everything pending and due (the safety net behind on-commit tasks)."""
+    return EMAIL_OUTBOX.sweep(now)

@@ -19,7 +19,7 @@ from games.models import Game, Seat
 from games.services import visibility
 from games.signals import Appended, Cause, events_appended, lobby_changed, player_returned
 
-from . import bounces, outbox, reminders
+from . import bounces, outbox, reminders, review_mail
 from .models import DataExport, InboundRefusal, Kind, Notification, Preference, Suppression, TurnClock
 
 # The emails an event causes for every person at the table.
@@ -69,7 +69,12 @@ def write_game_emails(sender: Any, *, appended: Appended, **kwargs: Any) -> None
     absent = to_act in humans and humans[to_act].absent_since is not None  # the bot plays their turns
     if to_act is not None and to_act != acting_seat and to_act in humans and not started and not absent:
         rows.append(_email(Kind.YOUR_TURN, humans[to_act], last_seq, {"seq": last_seq}))
-    outbox.write([row for row in rows if visibility.may_see(loaded.game, row.user)])  # the one rule, asked here too
+    rows = [row for row in rows if visibility.may_see(loaded.game, row.user)]  # the one rule, asked here too
+    if any(row.kind == Kind.GAME_OVER for row in rows) and review_mail.waits_for_review(loaded.game, loaded.seats):
+        # The game-over email waits (boundedly) for the review, to link to it.
+        review_mail.hold([row for row in rows if row.kind == Kind.GAME_OVER], appended.now)
+        rows = [row for row in rows if row.kind != Kind.GAME_OVER]
+    outbox.write(rows)
     reminders.start_turn(loaded, appended.now)
 
 

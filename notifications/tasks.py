@@ -13,12 +13,13 @@ def deliver_notification(notification_id: int) -> bool:
 @shared_task(ignore_result=True, acks_late=True)  # type: ignore[untyped-decorator]
 def deliver_notifications(notification_ids: list[int]) -> int:
     """Deliver a batch (a move's or a sweep's emails): one task message instead of one per email."""
-    return sum(1 for pk in notification_ids if outbox.deliver(pk))
+    return outbox.EMAIL_OUTBOX.deliver_batch(notification_ids)
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_outbox() -> int:
-    """Deliver whatever is still pending: the broker or the mail server was down."""
+    """Send whatever is pending and due, serially (``manhattan_site.outbox``): the
+    broker lost a task, or the mail server was down and the back-off has passed."""
     return outbox.sweep_outbox()
 
 

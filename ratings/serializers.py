@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from games.engine.bots import BOTS
+from games.engine.bots import SEAT_BOTS
 from manhattan_site.strict_input import StrictSerializer
 
 
@@ -36,7 +36,7 @@ class CountRecordSerializer(serializers.Serializer[Any]):
 class OpponentSerializer(serializers.Serializer[Any]):
     player_id = serializers.IntegerField(allow_null=True, help_text="Null for a bot or a hidden profile.")
     name = serializers.CharField(allow_blank=True, help_text="Empty for a bot or a hidden profile.")
-    bot = serializers.ChoiceField(choices=["", *sorted(BOTS)], help_text="The bot's kind; empty for a person.")
+    bot = serializers.ChoiceField(choices=["", *SEAT_BOTS], help_text="The bot's kind; empty for a person.")
 
 
 class RecentGameSerializer(serializers.Serializer[Any]):
@@ -81,7 +81,7 @@ class LeaderboardEntrySerializer(serializers.Serializer[Any]):
     position = serializers.IntegerField(min_value=1)
     player_id = serializers.IntegerField(allow_null=True, help_text="Null for a bot.")
     name = serializers.CharField(allow_blank=True)
-    bot = serializers.ChoiceField(choices=["", *sorted(BOTS)], help_text="The bot's kind; empty for a person.")
+    bot = serializers.ChoiceField(choices=["", *SEAT_BOTS], help_text="The bot's kind; empty for a person.")
     rating = serializers.FloatField()
     games = serializers.IntegerField(min_value=0)
     provisional = serializers.BooleanField()

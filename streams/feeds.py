@@ -27,7 +27,7 @@ from games.engine.events import (
     PLACEMENT_UNDONE,
     PLAYER_RESIGNED,
 )
-from games.models import Game
+from games.models import Game, GameReview
 from games.talk import services as talk
 
 # Events a game stream reads at once; a longer log is sent in several reads.
@@ -140,10 +140,12 @@ def user_events(user: User, cursor: Cursor) -> tuple[list[Frame], Cursor, set[st
     """What happened in ``user``'s games since ``cursor``: the frames, the cursor
     after them, and the public ids of the games the stream now follows.
 
-    Kinds: ``invitation``, ``game_started``, ``move``, ``your_turn`` and
-    ``game_over``. Where one event of the log yields two kinds, the first
-    carries the cursor before that event, so a client that resumes between them
-    is sent both again: an event may come twice, never not at all.
+    Kinds: ``invitation``, ``game_started``, ``move``, ``your_turn``,
+    ``game_over`` and ``review_ready``. Where one event of the log yields two
+    kinds, the first carries the cursor before that event, so a client that
+    resumes between them is sent both again: an event may come twice, never
+    not at all. A finished game stays followed while its review is being made,
+    and ``review_ready`` (whose id no longer names the game) ends that.
     """
     cursor = dict(cursor)
     frames: list[Frame] = []
@@ -170,11 +172,41 @@ def user_events(user: User, cursor: Cursor) -> tuple[list[Frame], Cursor, set[st
                     frames.append(_frame(cursor, kind, game, event["seq"], None if kind == "your_turn" else event))
                 cursor[game.pk] = event["seq"]
         if game.status not in OPEN_STATUSES and cursor.get(game.pk) == game.version:
+            review = _review_status(game)
+            if review in REVIEW_PENDING:
+                continue  # over and reported; followed until its review is ready
             cursor.pop(game.pk)  # over and reported: no longer followed
+            if review == GameReview.Status.DONE:
+                frames.append(_frame(cursor, "review_ready", game, game.version))
     for game_pk in set(cursor) - {game.pk for game in games}:
         cursor.pop(game_pk)  # no longer the user's (or gone)
     following = {str(game.public_id) for game in games if game.pk in cursor}
     return frames, cursor, following
+
+
+REVIEW_PENDING = (GameReview.Status.QUEUED, GameReview.Status.RUNNING)
+
+
+def _review_status(game: Game) -> str | None:
+    """The finished game's review status (None without one); asked only of finished games."""
+    if game.status != Game.Status.FINISHED:
+        return None
+    status: str | None = GameReview.objects.filter(game=game).values_list("status", flat=True).first()
+    return status
+
+
+def review_frame(read: GameRead) -> Frame | None:
+    """``event: review_ready`` on a game's stream once its review is done (None before)."""
+    game = read.loaded.game
+    if _review_status(game) != GameReview.Status.DONE:
+        return None
+    body = {
+        "type": "review_ready",
+        "game": str(game.public_id),
+        "version": game.version,
+        "review": f"/api/v1/games/{game.public_id}/review",
+    }
+    return Frame(id=str(game.version), body=body, event="review_ready")
 
 
 def _kinds(event: dict[str, Any], game: Game, seat: int | None) -> list[str]:

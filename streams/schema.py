@@ -74,24 +74,65 @@ def _operation(operation_id: str, summary: str, description: str, parameters: li
     }
 
 
+_GAME_ID = {"type": "string", "description": "The game's id."}
+_VERSION = {"type": "integer", "description": "The game's version (its last event's seq)."}
+_REVIEW = {"type": "string", "description": "Where to read the review: GET this path (the game_review operation)."}
+
+# The bodies of the stream frames that are not events of the log (those are LoggedEvent).
+FRAME_SCHEMAS: dict[str, Any] = {
+    "ReviewReadyStreamEvent": {
+        "type": "object",
+        "title": "ReviewReadyStreamEvent",
+        "description": "`event: review_ready` on a finished game's stream, once its review is ready "
+        "(and on each new connection after that); its id is the game's last seq.",
+        "required": ["type", "game", "version", "review"],
+        "properties": {
+            "type": {"type": "string", "enum": ["review_ready"]},
+            "game": _GAME_ID,
+            "version": _VERSION,
+            "review": _REVIEW,
+        },
+    },
+    "UserStreamEvent": {
+        "type": "object",
+        "title": "UserStreamEvent",
+        "description": 'A frame of GET /api/v1/stream (after the first, {"type": "ready"}). '
+        "`event` is the log's event (absent for your_turn, invitation and review_ready).",
+        "required": ["type", "game", "seq", "version"],
+        "properties": {
+            "type": {
+                "type": "string",
+                "enum": ["invitation", "game_started", "move", "your_turn", "game_over", "review_ready"],
+            },
+            "game": _GAME_ID,
+            "seq": {"type": "integer"},
+            "version": _VERSION,
+            "event": {"$ref": "#/components/schemas/LoggedEvent"},
+        },
+    },
+}
+
+
 def document_streams(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: the game stream and the user's stream."""
+    result.setdefault("components", {}).setdefault("schemas", {}).update(FRAME_SCHEMAS)
     paths = result.setdefault("paths", {})
     paths["/api/v1/games/{game_id}/stream"] = _operation(
         "game_stream",
         "Follow one game: its events as you may see them, as they happen",
         "First the events after the one named (Last-Event-ID or ?after=), then each new one; the "
         "event's seq is its id. The same bodies as GET /api/v1/games/{game_id}/events. Table talk "
-        "arrives as `event: talk`.",
+        "arrives as `event: talk`; a finished game's review, once ready, as `event: review_ready` "
+        "(ReviewReadyStreamEvent).",
         [GAME_ID, AFTER, LAST_EVENT_ID],
         game=True,
     )
     paths["/api/v1/stream"] = _operation(
         "user_stream",
-        "Follow your games: invitations, starts, moves, your turns and game ends",
+        "Follow your games: invitations, starts, moves, your turns, game ends and reviews",
         'A new stream starts now with {"type": "ready"}; with Last-Event-ID it first sends what '
-        'you missed. Bodies: {"type": "move" | "your_turn" | "invitation" | "game_started" | '
-        '"game_over", "game": …}.',
+        'you missed. Bodies (UserStreamEvent): {"type": "move" | "your_turn" | "invitation" | '
+        '"game_started" | "game_over" | "review_ready", "game": …}.',
         [LAST_EVENT_ID],
         game=False,
     )

@@ -21,6 +21,7 @@ from django.conf import settings
 
 from accounts.models import User
 from games.api.events import render_json
+from games.models import Game
 from manhattan_site.metrics import OPEN_STREAMS
 
 from . import bus, feeds, limits
@@ -171,6 +172,7 @@ class GameStream(Stream):
         self.game_id = game_id
         self.after = after
         self.talk_after: int | None = None  # a player's last message read; None for others
+        self.review_told = False  # this connection said the finished game's review is ready
 
     def games(self) -> set[str]:
         return {self.game_id}
@@ -193,6 +195,13 @@ class GameStream(Stream):
             # A message keeps the stream's cursor (the game's seq): resuming replays
             # moves; what was said meanwhile is in the page and GET .../messages.
             frames += [feeds.Frame(id=str(self.after), body=m, event="talk") for m in messages]
+        if not self.review_told and read.loaded.game.status == Game.Status.FINISHED:
+            # Once per connection, when the review is (or becomes) ready: a client that
+            # reconnects to a finished game's stream hears it again, never not at all.
+            review = await run_sync(lambda: feeds.review_frame(read))
+            if review is not None and int(review.id) <= self.after:
+                self.review_told = True
+                frames.append(review)
         return frames
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import receiver
 
-from games.signals import Appended, events_appended, lobby_changed, message_posted
+from games.signals import Appended, events_appended, lobby_changed, message_posted, review_ready
 
 from . import bus
 
@@ -34,4 +34,13 @@ def wake_lobby_listeners(sender: Any, game: Any, **kwargs: Any) -> None:
 def wake_table_listeners(sender: Any, message: Any, loaded: Any, **kwargs: Any) -> None:
     game_id = str(loaded.game.public_id)
     seq = loaded.game.version
+    transaction.on_commit(lambda: bus.publish(bus.Wake(game=game_id, seq=seq)))
+
+
+@receiver(review_ready, dispatch_uid="streams.review_ready")
+def wake_review_listeners(sender: Any, game: Any, **kwargs: Any) -> None:
+    """The review is stored and committed (the task sends this after it): wake the
+    game's streams and its players' streams, which follow it until then."""
+    game_id = str(game.public_id)
+    seq = game.version
     transaction.on_commit(lambda: bus.publish(bus.Wake(game=game_id, seq=seq)))

@@ -1,12 +1,14 @@
 """Deliveries: written in the caller's transaction, sent after it, retried with back-off.
 
-This is the outbox of ``notifications.outbox`` applied to HTTP: rows are
-written with the event that causes them, handed to a task on commit, and
-handed out again by a periodic sweep (``sweep``) if the broker was down or an
-attempt failed. A worker claims a row with a conditional UPDATE (a lease)
+As emails are (``notifications.outbox``), rows are written with the event
+that causes them, handed to a task on commit, and sent again by a periodic
+sweep (``sweep``) if the broker was down or an attempt failed. A worker claims a row with a conditional UPDATE (a lease)
 before it speaks to the receiver, and records the outcome with an UPDATE
 conditional on that claim, so two workers never send the same row at once and
-a row is marked delivered only by the worker that sent it.
+a row is marked delivered only by the worker that sent it. That machine is
+``manhattan_site.outbox`` (shared with the emails); this module adds what is
+the webhooks' own: signing and POSTing one, skipping disabled endpoints, and
+switching off an endpoint that keeps failing.
 """
 
 from __future__ import annotations
@@ -15,16 +17,15 @@ import json
 import logging
 import time
 from datetime import datetime, timedelta
+from typing import Any
 
-from celery import current_app
-from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F
 from django.utils import timezone
 from standardwebhooks import Webhook
 
 from manhattan_site.metrics import WEBHOOKS
+from manhattan_site.outbox import Attempt, Outbox, RetryPolicy, Skip
 
 from . import emails, ssrf, transport
 from .models import TEST_EVENT, Delivery, Endpoint
@@ -55,18 +56,12 @@ def queue(rows: list[Delivery]) -> None:
 
 
 def publish_on_commit(pks: list[int]) -> None:
-    if pks:
-        transaction.on_commit(lambda: publish(pks))
+    WEBHOOK_OUTBOX.publish_on_commit(pks)
 
 
 def publish(pks: list[int]) -> None:
-    """One task per ``DELIVERY_BATCH`` deliveries, by name (the tasks module calls this one)."""
-    for start in range(0, len(pks), DELIVERY_BATCH):
-        try:
-            current_app.send_task(DELIVER_TASK, args=[pks[start : start + DELIVERY_BATCH]])
-        except Exception:  # the broker is down: the sweep will send them
-            logger.warning("could not enqueue %s webhook deliveries", len(pks) - start, exc_info=True)
-            return
+    """One task per ``DELIVERY_BATCH`` deliveries."""
+    WEBHOOK_OUTBOX.publish(pks)
 
 
 # --- sending ----------------------------------------------------------------------------
@@ -90,100 +85,84 @@ def signed_headers(endpoint: Endpoint, delivery: Delivery, body: str, now: datet
     }
 
 
-def deliver(delivery_id: int) -> bool:
-    """Send one pending, due delivery; True if the receiver took it (2xx).
+class WebhookOutbox(Outbox[Delivery]):
+    """Webhooks: signed and POSTed to the URL checked again at each attempt
+    (DNS may have changed since registration; a refusal is a failed attempt);
+    not sent to a switched-off endpoint (except a test event, which is how its
+    owner checks it). Each failed attempt counts against the endpoint, which is
+    switched off after ``WEBHOOK_DISABLE_AFTER_FAILURES`` in a row; a test event
+    is tried once and neither counts nor resets that."""
 
-    1. claim the row (a lease until ``WEBHOOK_LEASE_SECONDS`` from now), committed at once;
-    2. check the URL again (DNS may have changed since registration) and POST
-       to the checked address, outside any transaction;
-    3. record the outcome, conditional on the claim.
-    """
-    now = timezone.now()
-    lease = now + timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
-    claimed = (
-        Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING, next_attempt__lte=now)
-        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-        .update(claimed_until=lease)
-    )
-    if not claimed:
-        return False
-    mine = Delivery.objects.filter(pk=delivery_id, claimed_until=lease)
-    delivery = Delivery.objects.select_related("endpoint__owner").filter(pk=delivery_id).first()
-    if delivery is None:
-        return False  # its endpoint was deleted just now, and its log with it
-    endpoint = delivery.endpoint
-    is_test = delivery.event_type == TEST_EVENT
-    if not endpoint.enabled and not is_test:
-        mine.update(
-            status=Delivery.Status.SKIPPED, last_error="The endpoint is disabled.", finished=now, claimed_until=None
+    model = Delivery
+    name = "webhook"
+    task = DELIVER_TASK
+    batch = DELIVERY_BATCH
+    sweep_limit = 200
+    sent = Delivery.Status.DELIVERED
+    sent_at = "finished"
+    finished_at = "finished"
+
+    def policy(self) -> RetryPolicy:
+        return RetryPolicy(
+            first_delay=timedelta(seconds=settings.WEBHOOK_RETRY_BASE_SECONDS),
+            max_delay=timedelta(seconds=settings.WEBHOOK_RETRY_MAX_SECONDS),
+            max_attempts=settings.WEBHOOK_MAX_ATTEMPTS,
         )
-        return False
-    body = body_of(delivery)
-    started = time.monotonic()
-    status: int | None = None
-    try:
-        target = ssrf.check_url(endpoint.url)
-        answer = transport.post(target, body.encode(), signed_headers(endpoint, delivery, body, timezone.now()))
-        status = answer.status
-        if 200 <= answer.status < 300:
-            error = ""
-        elif 300 <= answer.status < 400:
-            error = f"HTTP {answer.status}: redirects are not followed (Location: {answer.location or '-'})."
-        else:
-            error = f"HTTP {answer.status}."
-    except ssrf.UnsafeURL as refused:
-        error = f"The URL was refused ({refused.reason}): {refused.message}"
-    except transport.TransportError as failed:
-        status, error = failed.status, f"{failed.code}: {failed.message}"
-    except SoftTimeLimitExceeded:
-        mine.update(claimed_until=None)  # out of time: the sweep tries it again
-        raise
-    latency_ms = round((time.monotonic() - started) * 1000)
-    if not error:
-        mine.update(
-            status=Delivery.Status.DELIVERED,
-            attempts=F("attempts") + 1,
-            http_status=status,
-            latency_ms=latency_ms,
-            last_error="",
-            finished=timezone.now(),
-            claimed_until=None,
-        )
-        if not is_test:
-            Endpoint.objects.filter(pk=endpoint.pk).exclude(consecutive_failures=0).update(consecutive_failures=0)
+
+    def lease(self) -> timedelta:
+        return timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
+
+    def longest_send(self) -> float:
+        return float(settings.WEBHOOK_TIMEOUT)
+
+    def load(self, pk: Any) -> Delivery | None:
+        return Delivery.objects.select_related("endpoint__owner").filter(pk=pk).first()
+
+    def suppressed(self, row: Delivery, now: datetime) -> Skip | None:
+        if row.endpoint.enabled or row.event_type == TEST_EVENT:
+            return None
+        return Skip(Delivery.Status.SKIPPED, {"last_error": "The endpoint is disabled."})
+
+    def send(self, row: Delivery) -> Attempt:
+        is_test = row.event_type == TEST_EVENT
+        body = body_of(row)
+        started = time.monotonic()
+        status: int | None = None
+        try:
+            target = ssrf.check_url(row.endpoint.url)
+            answer = transport.post(target, body.encode(), signed_headers(row.endpoint, row, body, timezone.now()))
+            status = answer.status
+            if 200 <= answer.status < 300:
+                error = ""
+            elif 300 <= answer.status < 400:
+                error = f"HTTP {answer.status}: redirects are not followed (Location: {answer.location or '-'})."
+            else:
+                error = f"HTTP {answer.status}."
+        except ssrf.UnsafeURL as refused:
+            error = f"The URL was refused ({refused.reason}): {refused.message}"
+        except transport.TransportError as failed:
+            status, error = failed.status, f"{failed.code}: {failed.message}"
+        latency_ms = round((time.monotonic() - started) * 1000)
+        # A test event is a probe, tried once.
+        return Attempt(error, permanent=is_test, columns={"http_status": status, "latency_ms": latency_ms})
+
+    def on_sent(self, row: Delivery, attempt: Attempt) -> None:
+        if row.event_type != TEST_EVENT:
+            Endpoint.objects.filter(pk=row.endpoint_id).exclude(consecutive_failures=0).update(consecutive_failures=0)
         WEBHOOKS.labels("delivered").inc()
-        return True
-    _record_failure(delivery, mine, status=status, latency_ms=latency_ms, error=error, is_test=is_test)
-    WEBHOOKS.labels("failed").inc()
-    return False
+
+    def on_failed(self, row: Delivery, attempt: Attempt, *, final: bool) -> None:
+        if row.event_type != TEST_EVENT:
+            _count_failure(row.endpoint, timezone.now())
+        WEBHOOKS.labels("failed").inc()
 
 
-def backoff(attempts: int) -> timedelta:
-    """The wait after the ``attempts``-th failed attempt: doubling from the base, capped."""
-    seconds = settings.WEBHOOK_RETRY_BASE_SECONDS * 2 ** min(attempts - 1, 20)
-    return timedelta(seconds=min(seconds, settings.WEBHOOK_RETRY_MAX_SECONDS))
+WEBHOOK_OUTBOX = WebhookOutbox()
 
 
-def _record_failure(
-    delivery: Delivery, mine: QuerySet[Delivery], *, status: int | None, latency_ms: int, error: str, is_test: bool
-) -> None:
-    now = timezone.now()
-    attempts = delivery.attempts + 1
-    # A test event is a probe, tried once; it neither retries nor counts against the endpoint.
-    final = is_test or attempts >= settings.WEBHOOK_MAX_ATTEMPTS
-    mine.update(
-        status=Delivery.Status.FAILED if final else Delivery.Status.PENDING,
-        attempts=attempts,
-        http_status=status,
-        latency_ms=latency_ms,
-        last_error=error[:2000],
-        next_attempt=now + backoff(attempts),
-        finished=now if final else None,
-        claimed_until=None,
-    )
-    logger.warning("webhook delivery %s failed (attempt %s): %s", delivery.pk, attempts, error)
-    if not is_test:
-        _count_failure(delivery.endpoint, now)
+def deliver(delivery_id: int, now: datetime | None = None) -> bool:
+    """Send one pending, due delivery; True if the receiver took it (2xx)."""
+    return WEBHOOK_OUTBOX.deliver(delivery_id, now)
 
 
 def _count_failure(endpoint: Endpoint, now: datetime) -> None:
@@ -200,16 +179,16 @@ def _count_failure(endpoint: Endpoint, now: datetime) -> None:
         emails.send_endpoint_disabled(endpoint)
 
 
+def backoff(attempts: int) -> timedelta:
+    """The wait after the ``attempts``-th failed attempt: doubling from the base, capped."""
+    return WEBHOOK_OUTBOX.policy().delay(attempts)
+
+
 # --- the sweep ------------------------------------------------------------------------------
 
 
-def pending_due(now: datetime | None = None, limit: int = 500) -> list[int]:
-    now = now or timezone.now()
-    return list(
-        Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt__lte=now)
-        .order_by("next_attempt")
-        .values_list("pk", flat=True)[:limit]
-    )
+def pending_due(now: datetime | None = None, limit: int = 200) -> list[int]:
+    return WEBHOOK_OUTBOX.pending_due(now, limit)
 
 
 def prune(now: datetime | None = None) -> int:
@@ -220,8 +199,6 @@ def prune(now: datetime | None = None) -> int:
 
 
 def sweep(now: datetime | None = None) -> int:
-    """Hand what is pending and due (retries, and what the broker never carried)
-    to the delivery tasks; a row already claimed by a worker is skipped there."""
-    due = pending_due(now, limit=200)
-    publish(due)
-    return len(due)
+    """Send what is pending and due (retries, and what the broker never carried),
+    serially, as the email sweep does; how many the receivers took."""
+    return WEBHOOK_OUTBOX.sweep(now)

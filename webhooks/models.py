@@ -30,6 +30,7 @@ class EventType(models.TextChoices):
     YOUR_TURN = "game.your_turn", "It is your turn"
     ROUND_SCORED = "game.round_scored", "A round was scored"
     GAME_OVER = "game.over", "A game of yours ended"
+    REVIEW_READY = "game.review_ready", "The bot's review of a game of yours is ready"
 
 
 # Sent only on request (``POST /api/v1/webhooks/{id}/test``); no endpoint subscribes to it.

@@ -15,7 +15,7 @@ from typing import Any
 
 from games import engine
 from games.engine.events import GAME_CREATED, GAME_FINISHED, ROUND_SCORED
-from games.models import Game
+from games.models import Game, GameReview
 from games.signals import Appended, Cause
 
 from .models import EventType
@@ -72,3 +72,20 @@ def invitation(game: Game, seat: int, inviter: str, now: datetime) -> WebhookEve
     data = {"game": str(game.public_id), "version": game.version, "seat": seat, "inviter": inviter}
     event_type = EventType.GAME_INVITED.value
     return WebhookEvent(event_type, event_id(game, 0, f"{event_type}:{seat}"), envelope(event_type, now, data))
+
+
+def review_ready(game: Game, review: GameReview, seat: int, now: datetime) -> WebhookEvent:
+    """The finished game's review is ready: where to read it, and how many of the seat's
+    own moves it marked. Once per game: the review is made once."""
+    marked = [row for row in review.moves if row.get("mark")]
+    data = {
+        "game": str(game.public_id),
+        "version": game.version,
+        "seat": seat,
+        "review": f"/api/v1/games/{game.public_id}/review",
+        "moves_reviewed": len(review.moves),
+        "marked": len(marked),
+        "marked_yours": sum(row["seat"] == seat for row in marked),
+    }
+    event_type = EventType.REVIEW_READY.value
+    return WebhookEvent(event_type, event_id(game, game.version, event_type), envelope(event_type, now, data))

@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.signals import account_closed
-from games.models import Game, Seat
+from games.models import Game, GameReview, Seat
 from games.services import visibility
-from games.signals import Appended, events_appended, lobby_changed
+from games.signals import Appended, events_appended, lobby_changed, review_ready
 
 from . import delivery, payloads
 from .models import Delivery, Endpoint
@@ -62,6 +62,21 @@ def queue_invitations(sender: Any, *, game: Game, seats: list[Seat], change: str
             continue
         seat = invited[endpoint.owner.email.lower()]
         rows += _rows(endpoint, [payloads.invitation(game, seat, game.creator.public_name, now)])
+    delivery.queue(rows)
+
+
+@receiver(review_ready, dispatch_uid="webhooks.review_ready")
+def queue_review_ready(sender: Any, *, game: Game, review: GameReview, **kwargs: Any) -> None:
+    """A finished game's review, to the endpoints of its players who may still see it."""
+    seats = {seat.user_id: seat.index for seat in game.seats.all() if seat.user_id is not None}
+    if not seats:
+        return
+    now = timezone.now()
+    rows: list[Delivery] = []
+    for endpoint in Endpoint.objects.filter(owner_id__in=seats, enabled=True).select_related("owner"):
+        if not visibility.may_see(game, endpoint.owner):  # the one rule, asked here too
+            continue
+        rows += _rows(endpoint, [payloads.review_ready(game, review, seats[endpoint.owner_id], now)])
     delivery.queue(rows)
 
 

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games.errors import GameError
+from manhattan_site.api.codes import ProblemError
 
 from . import delivery, payloads, ssrf
 from .models import TEST_EVENT, Delivery, Endpoint
@@ -35,7 +35,7 @@ def checked_url(url: str) -> str:
     try:
         ssrf.check_url(url)
     except ssrf.UnsafeURL as refused:
-        raise GameError("webhook_url_refused", refused.message, field="url", reason=refused.reason) from refused
+        raise ProblemError("webhook_url_refused", refused.message, field="url", reason=refused.reason) from refused
     return url.strip()
 
 
@@ -46,7 +46,7 @@ def create_endpoint(*, owner: User, url: str, event_types: list[str], descriptio
         User.objects.select_for_update().filter(pk=owner.pk).first()
         limit = settings.WEBHOOK_MAX_ENDPOINTS_PER_USER
         if Endpoint.objects.filter(owner=owner).count() >= limit:
-            raise GameError(
+            raise ProblemError(
                 "webhook_limit_reached", f"You have {limit} webhook endpoints, the most allowed; delete one first."
             )
         secret = new_secret()

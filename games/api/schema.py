@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine.bots import BOTS
+from games.engine.bots import BOTS, LEVELS
+from games.levels import level_ratings
 from manhattan_site.api import schema as layer
 
 from .schema_types import document_types
@@ -18,34 +19,58 @@ from .schema_types import document_types
 NOT_FOUND_IDS = ("game_id", "token_id")
 NOT_FOUND = "There is no game (or token) with this id."
 
-# One seat of a new game, by kind: the rules across fields that the serializer
-# checks in ``SeatSpecSerializer.validate`` (an invitee's address, a bot's kind).
-SEAT_SPEC_SCHEMA: dict[str, Any] = {
-    "oneOf": [
-        {
-            "type": "object",
-            "required": ["kind"],
-            "properties": {"kind": {"type": "string", "enum": ["me", "open"]}},
-        },
-        {
-            "type": "object",
-            "required": ["kind", "email"],
-            "properties": {
-                "kind": {"type": "string", "enum": ["invite"]},
-                "email": {"type": "string", "format": "email", "minLength": 3, "maxLength": 254},
+
+def _bot_description() -> str:
+    """The bots and the levels, each level with its measured rating (or none yet)."""
+    rated = level_ratings()
+    levels = "; ".join(
+        f"`{name}` rating {rated[name].rating:.1f} ({rated[name].games} games of {rated[name].players} players, "
+        f"measured {rated[name].measured})"
+        if name in rated
+        else f"`{name}` not yet rated"
+        for name in LEVELS
+    )
+    return (
+        "A bot: `random`, `greedy`, `strong` (existing seats), or a level a person chooses an opponent by, "
+        f"weakest first, with its rating on the players' OpenSkill scale (mu - 3 sigma): {levels}. "
+        "Any other value is refused with 422 `unknown_bot`."
+    )
+
+
+def seat_spec_schema() -> dict[str, Any]:
+    """One seat of a new game, by kind: the rules across fields that the serializer
+    checks in ``SeatSpecSerializer.validate`` (an invitee's address, a bot's kind).
+    Built for each schema, so the levels' ratings are those of the file as it is now."""
+    return {
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["kind"],
+                "properties": {"kind": {"type": "string", "enum": ["me", "open"]}},
             },
-        },
-        {
-            "type": "object",
-            "required": ["kind", "bot"],
-            "properties": {
-                "kind": {"type": "string", "enum": ["bot"]},
-                "bot": {"type": "string", "enum": sorted(BOTS)},
+            {
+                "type": "object",
+                "required": ["kind", "email"],
+                "properties": {
+                    "kind": {"type": "string", "enum": ["invite"]},
+                    "email": {"type": "string", "format": "email", "minLength": 3, "maxLength": 254},
+                },
             },
-        },
-    ],
-    "description": "The creator's own seat, an invitee's (by email), an open seat, or a bot.",
-}
+            {
+                "type": "object",
+                "required": ["kind", "bot"],
+                "properties": {
+                    "kind": {"type": "string", "enum": ["bot"]},
+                    "bot": {
+                        "type": "string",
+                        "enum": [*sorted(BOTS), *LEVELS],
+                        "description": _bot_description(),
+                    },
+                },
+            },
+        ],
+        "description": "The creator's own seat, an invitee's (by email), an open seat, or a bot.",
+    }
 
 
 def document_problems(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
@@ -55,7 +80,7 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
     document_types(result)
     for name in ("SeatSpec", "SeatSpecRequest"):
         if name in schemas:
-            schemas[name] = SEAT_SPEC_SCHEMA
+            schemas[name] = seat_spec_schema()
     # drf-spectacular does not carry a list serializer's min_length/max_length over.
     seats = schemas.get("CreateGameRequest", {}).get("properties", {}).get("seats")
     if seats is not None:
@@ -65,8 +90,9 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
             for operation in operations.values():
                 _accept_watch_key(operation)
     layer.document_problems(result, not_found_ids=NOT_FOUND_IDS, not_found=NOT_FOUND)
-    for variant in SEAT_SPEC_SCHEMA["oneOf"]:  # strict, as the layer makes every request body
-        variant["additionalProperties"] = False
+    for name in ("SeatSpec", "SeatSpecRequest"):  # strict, as the layer makes every request body
+        for variant in schemas.get(name, {}).get("oneOf", []):
+            variant["additionalProperties"] = False
     return result
 
 

@@ -11,7 +11,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.engine.bots import BOTS
+from games.engine.bots import SEAT_BOTS
+from games.errors import GameError
 from games.models import Game, Seat
 from manhattan_site.strict_input import StrictIntegerField, StrictSerializer
 
@@ -21,13 +22,22 @@ from .bodies import LoggedEventSerializer, OptionsSerializer, PlayerViewSerializ
 class SeatSpecSerializer(StrictSerializer):
     kind = serializers.ChoiceField(choices=["me", "invite", "open", "bot"])
     email = serializers.EmailField(required=False, allow_blank=False)
-    bot = serializers.ChoiceField(choices=sorted(BOTS), required=False)
+    # Checked in ``validate``: a bot or level the server does not have is a refusal of its
+    # own (422 ``unknown_bot``, with the choices), not a malformed field.
+    bot = serializers.CharField(required=False, max_length=40, help_text="A bot (random, greedy, strong) or a level.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["kind"] == "invite" and not attrs.get("email"):
             raise serializers.ValidationError({"email": "An invited seat needs the invitee's email address."})
         if attrs["kind"] == "bot" and not attrs.get("bot"):
-            raise serializers.ValidationError({"bot": f"Say which bot: {', '.join(sorted(BOTS))}."})
+            raise serializers.ValidationError({"bot": f"Say which bot: {', '.join(SEAT_BOTS)}."})
+        bot = attrs.get("bot")
+        if bot is not None and bot not in SEAT_BOTS:
+            raise GameError(
+                "unknown_bot",
+                f"There is no bot or bot level called {bot!r}: choose one of {', '.join(SEAT_BOTS)}.",
+                choices=list(SEAT_BOTS),
+            )
         return attrs
 
 

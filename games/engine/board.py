@@ -290,11 +290,9 @@ class Board(Sequence[Building | None]):
         taller[colour] += TALLEST_POINTS  # above it, alone at the top; equal, a tie scores nobody
         return (lower, tie, taller), self.tallest - self.height[index]
 
-    def points_untallest(self, index: int, colour: int) -> list[int]:
-        """Everyone's points after a piece of ``colour`` on lot ``index`` but for the
-        tallest building's bonus (for a size that ties the tallest, the points themselves).
-        Afterwards ``tallest``, ``tallest_count`` and ``tallest_owner`` are current.
-        The list may be shared: do not change it."""
+    def base_points(self) -> list[int]:
+        """Everyone's points now but for the tallest building's bonus, with the counts settled
+        (``tallest``, ``tallest_count`` and ``tallest_owner`` current). Shared: do not change it."""
         if self.unsettled or not self.counted:
             self._settle()
         base = self.untallest
@@ -303,6 +301,14 @@ class Board(Sequence[Building | None]):
             base = self.untallest = [
                 BUILDING_POINTS * buildings[c] + MAJORITY_POINTS * majorities[c] for c in range(COLOURS)
             ]
+        return base
+
+    def points_untallest(self, index: int, colour: int) -> list[int]:
+        """Everyone's points after a piece of ``colour`` on lot ``index`` but for the
+        tallest building's bonus (for a size that ties the tallest, the points themselves).
+        Afterwards ``tallest``, ``tallest_count`` and ``tallest_owner`` are current.
+        The list may be shared: do not change it."""
+        base = self.base_points()
         before = self.owner[index]
         if before == colour:  # one's own building: no owner changes, no leader either
             return base

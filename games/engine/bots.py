@@ -170,6 +170,9 @@ LEVELS: dict[str, Level] = {
 than greedy but plausible); the others search a tenth of a second, one second (the
 ``strong`` bot's default) and four seconds of CPU a decision."""
 
+SEAT_BOTS: tuple[str, ...] = (*BOTS, *LEVELS)
+"""What a seat of a game may hold: the bots (existing seats and logs name them) and the levels."""
+
 VARIANTS: dict[str, str] = {"strong-greedy-playouts": "greedy"}
 """Search bots for measurement only (the arena), by their playout policy: the strong bot as
 it was before the sampled playouts (commit 9d02d1d), to compare at equal CPU."""
@@ -201,6 +204,7 @@ __all__ = [
     "BOTS",
     "LEVELS",
     "SEARCH_BOTS",
+    "SEAT_BOTS",
     "VARIANTS",
     "Bot",
     "Level",

@@ -127,7 +127,7 @@ def execute_trusted(state: GameState, player: int, action: Action, rng: random.R
             mine = state.colours[player]
             colour = mine[0] if len(mine) == 1 else _placing_colour(state, player, action)
         if state.draw_pile:
-            return _place_trusted(state, player, action.card, action.city, action.size, colour, rng)
+            return place_trusted(state, player, action.card, action.city, action.size, colour, rng)
         event = _placement_event(state, player, action.card, action.city, action.size, colour, rng)
     elif isinstance(action, SelectPieces):
         colour = state.selection_queue[0]
@@ -139,10 +139,11 @@ def execute_trusted(state: GameState, player: int, action: Action, rng: random.R
     return _emit_and_advance(state, event, rng)
 
 
-def _place_trusted(
+def place_trusted(
     state: GameState, player: int, card: int, city: int, size: int, colour: int, rng: random.Random
 ) -> list[Event]:
-    """A trusted placement with a card left to draw (all but a few a game): the event made
+    """A trusted placement with a card left to draw (all but a few a game; the caller checks
+    ``state.draw_pile``), the colour already resolved (R15): the event made
     and applied from the values in hand (as ``events._piece_placed`` would apply it), and the
     next player's R16 check, which nearly always finds a placement at once."""
     event = _placement_event(state, player, card, city, size, colour, rng)  # the pile is not empty: no reshuffle

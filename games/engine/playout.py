@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 
 from .actions import PlacePiece, SelectPieces, place_action
-from .commands import execute_trusted
-from .constants import CITIES, LOTS_PER_CITY, TALLEST_POINTS
+from .board import CITY_OF
+from .commands import execute_trusted, place_trusted
+from .constants import BUILDING_POINTS, CITIES, LOTS_PER_CITY, MAJORITY_POINTS, TALLEST_POINTS
 from .greedy import balanced_selection, greedy_placements
 from .rotation import CARD_INDEXES
 from .state import PLACEMENT, SELECTION, GameState
@@ -30,11 +31,22 @@ TEMPERATURE = 4.0
 
 def policy_placement(state: GameState, player: int, rng: random.Random, samples: int = SAMPLES) -> PlacePiece:
     """Of up to ``samples`` random legal placements, the one with the best immediate score
-    difference (the player's colours minus the best other player's); ties to the first.
+    difference (the player's colours minus the best other player's); ties to the first."""
+    card, index, size, colour = policy_choice(state, player, rng, samples)
+    named = len(state.colours[player]) > 1
+    return place_action(card, index // LOTS_PER_CITY, size, colour if named else None)
 
-    The playouts' default policy, so written for speed: a sample's points are the
-    board's ``points_untallest`` plus the tallest building's bonus (as ``Board.outcomes``
-    gives them, which a test checks), and the difference is taken without building lists.
+
+def policy_choice(
+    state: GameState, player: int, rng: random.Random, samples: int = SAMPLES
+) -> tuple[int, int, int, int]:
+    """``policy_placement``'s choice as (card, lot index, size, colour), for the playouts to
+    place without an action to build and take apart.
+
+    The playouts' default policy, so written for speed: a sample's points are the board's
+    ``base_points`` changed as ``Board.points_untallest`` would change them, plus the tallest
+    building's bonus (as ``Board.outcomes`` gives them, which a test checks), and the
+    difference is taken without building lists.
     """
     colours = state.colours
     seating = _SEATINGS.get((id(colours), player))
@@ -52,7 +64,11 @@ def policy_placement(state: GameState, player: int, rng: random.Random, samples:
     by_card = CARD_INDEXES[state.sides[player]]
     board = state.board
     owners, storeys, heights = board.owner, board.storeys, board.height
-    points_untallest = board.points_untallest
+    # Board.points_untallest inlined (its tests hold the policy to a plain scoring of the same draws): the
+    # settling, the base points and the tallest building are the same for every sample.
+    base = board.base_points()
+    city_counts, leaders = board.city_counts, board.leaders
+    tallest, tallest_owner = board.tallest, board.tallest_owner if board.tallest_count == 1 else -1
     random_float = rng.random
     n_hand, n_pieces = len(hand), len(pieces)
     best: tuple[int, int, int, int] | None = None
@@ -64,18 +80,33 @@ def policy_placement(state: GameState, player: int, rng: random.Random, samples:
         card = hand[int(random_float() * n_hand)]
         index = by_card[card][int(random_float() * CITIES)]
         colour, size = pieces[int(random_float() * n_pieces)]
-        owner = owners[index]
-        if owner >= 0 and owner != colour and storeys[index * 4 + colour] + size < storeys[index * 4 + owner]:
+        before = owners[index]
+        if before >= 0 and before != colour and storeys[index * 4 + colour] + size < storeys[index * 4 + before]:
             continue  # R14 refuses it
         found += 1
-        points = points_untallest(index, colour)  # shared: copied before a change
-        taller_from = board.tallest - heights[index]
+        points = base[:]
+        if before != colour:  # a new owner: a building changes hands, and perhaps the city's lead
+            city = CITY_OF[index]
+            start = city * 4
+            counts = city_counts[start : start + 4]
+            if before >= 0:
+                counts[before] -= 1
+                points[before] -= BUILDING_POINTS
+            counts[colour] += 1
+            points[colour] += BUILDING_POINTS
+            top = max(counts)
+            leader = counts.index(top) if counts.count(top) == 1 else -1
+            old_leader = leaders[city]
+            if leader != old_leader:
+                if old_leader >= 0:
+                    points[old_leader] -= MAJORITY_POINTS
+                if leader >= 0:
+                    points[leader] += MAJORITY_POINTS
+        taller_from = tallest - heights[index]
         if size > taller_from:  # alone at the top
-            points = points[:]
             points[colour] += TALLEST_POINTS
-        elif size < taller_from and board.tallest_count == 1:  # below: its owner keeps the bonus
-            points = points[:]
-            points[board.tallest_owner] += TALLEST_POINTS
+        elif size < taller_from and tallest_owner >= 0:  # below: its owner keeps the bonus
+            points[tallest_owner] += TALLEST_POINTS
         own = points[first] + points[second] if second >= 0 else points[first]
         if rival_best is not None:  # one colour each: the best other colour
             diff = own - max(rival_best(points))
@@ -85,8 +116,7 @@ def policy_placement(state: GameState, player: int, rng: random.Random, samples:
             best_diff, best = diff, (card, index, size, colour)
     if best is None:  # no luck sampling: the first legal placement there is
         best = _first_placement(state, player, pieces)
-    card, index, size, colour = best
-    return place_action(card, index // LOTS_PER_CITY, size, colour if second >= 0 else None)
+    return best
 
 
 Seating = tuple[object, int, int, Callable[[list[int]], tuple[int, ...]] | None, int, int]
@@ -165,13 +195,18 @@ def play_out(state: GameState, rng: random.Random, *, until_round: int, policy: 
     """Advance ``state`` with the placement ``policy`` (``PLACEMENT_POLICY`` if None) until the
     game ends, round ``until_round`` is scored, or ``PLIES`` actions were played."""
     place = PLACEMENT_POLICY if policy is None else policy
+    sampled = place is policy_placement
     plies = 0
     while not state.is_finished and state.round <= until_round and (PLIES is None or plies < PLIES):
         plies += 1
         player = state.to_act
         assert player is not None
         if state.phase == PLACEMENT:
-            execute_trusted(state, player, place(state, player, rng), rng)
+            if sampled and state.draw_pile:  # the common case, without an action in between
+                card, index, size, colour = policy_choice(state, player, rng)
+                place_trusted(state, player, card, index // LOTS_PER_CITY, size, colour, rng)
+            else:
+                execute_trusted(state, player, place(state, player, rng), rng)
         elif state.phase == SELECTION:
             execute_trusted(state, player, policy_selection(state), rng)
         else:  # pragma: no cover - advance never leaves another phase with a seat to act

@@ -78,6 +78,7 @@ class Lot:
     label: str = ""  # what a screen reader says: "City 3, lot 7, 2 storeys, owned by blue"
     last: bool = False  # the last building placed
     tallest: bool = False  # the single tallest building (R17)
+    review_mark: str = ""  # a reviewed move's lot: "best" (the bot's), "played", or "both"
 
     @property
     def short(self) -> str:

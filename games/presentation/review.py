@@ -141,6 +141,10 @@ def marked_moves(moves: list[dict[str, Any]], names: dict[int, str]) -> list[dic
         lines.append(
             {
                 "at": row["event_index"],  # the position just before the move (?at=N shows after event N)
+                "seat": row["seat"],
+                "kind": row["kind"],
+                "played_json": row["played"],
+                "best_json": row["best"],
                 "round": row["round"],
                 "name": names.get(row["seat"], ""),
                 "played": format_action(action_from_json(row["played"]), language),

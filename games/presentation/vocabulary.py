@@ -51,6 +51,10 @@ BOT_LABELS: dict[str, Promise] = {
     "strong": gettext_lazy("strong bot"),
     "greedy": gettext_lazy("greedy bot"),
     "random": gettext_lazy("random bot"),
+    "easy": gettext_lazy("easy bot"),
+    "medium": gettext_lazy("medium bot"),
+    "hard": gettext_lazy("hard bot"),
+    "strongest": gettext_lazy("strongest bot"),
 }
 
 

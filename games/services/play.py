@@ -93,9 +93,8 @@ def submit_action(
         replay = None if once is None else store.replay(loaded, user, once)
         if replay is not None:
             return ActionResult(replay.loaded, replay.seat, replay.events, replay.created, replayed=True)
-        game, state = loaded.game, loaded.state
-        if game.status != Game.Status.ACTIVE or state is None:
-            raise GameError(f"game_{game.status}", f"This game is {game.get_status_display().lower()}.")
+        game = loaded.game
+        _active(loaded)
         seat = next((seat for seat in loaded.seats if seat.user_id == user.pk), None)
         if seat is None:
             raise GameError("not_a_player", "You have no seat in this game.")
@@ -107,10 +106,7 @@ def submit_action(
                 f"the game is at version {game.version}.",
                 current_version=game.version,
             )
-        try:
-            after, events = engine.execute(state, seat.index, action, store.chance(game.secret.seed, game.version))
-        except RuleError as error:
-            raise from_rule_error(error) from error
+        after, events = execute_checked(loaded, seat.index, action)
         if seat.absent_since is not None:  # a move of their own: the player is back
             seat.absent_since = None
             seat.save(update_fields=["absent_since"])

@@ -23,7 +23,7 @@ from games import store
 from games.engine import action_to_json
 from games.engine.review import MoveReview, review_game, reviewable_moves
 from games.models import Game, GameReview, Seat
-from games.signals import review_ready
+from games.signals import review_failed, review_ready
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +95,8 @@ def run_review(game_id: str) -> GameReview | None:
     except Exception:
         logger.exception("the review of game %s failed", game_id)
         GameReview.objects.filter(pk=review.pk).update(status=GameReview.Status.FAILED, finished=timezone.now())
+        review.refresh_from_db()
+        review_failed.send_robust(sender=GameReview, game=review.game, review=review)  # the error stays the one raised
         raise
     GameReview.objects.filter(pk=review.pk).update(
         status=GameReview.Status.DONE, moves=rows, moves_done=len(rows), finished=timezone.now()

@@ -21,6 +21,7 @@ from accounts.auth_helpers import request_user
 from accounts.ratelimit import hit
 from games import services
 from games.errors import GameError
+from games.levels import level_choices
 from games.models import Game
 from games.names import MAX_LENGTH
 
@@ -31,6 +32,14 @@ SEAT_CHOICES = [
     ("greedy", gettext_lazy("Greedy bot")),
     ("random", gettext_lazy("Random bot")),
 ]
+
+
+def seat_choices() -> list[tuple[str, Any]]:
+    """The seat kinds: a person, then the bot levels with their ratings (so a player can pick
+    an opponent near their own), then the bots that existing games name."""
+    return [*SEAT_CHOICES[:2], *level_choices(), *SEAT_CHOICES[2:]]
+
+
 TIMEOUT_CHOICES = [
     ("72", gettext_lazy("3 days")),
     ("168", gettext_lazy("7 days")),
@@ -61,7 +70,7 @@ class NewGameForm(forms.Form):
         super().__init__(*args, **kwargs)
         for seat in (2, 3, 4):
             self.fields[f"seat_{seat}"] = forms.ChoiceField(
-                label=_("Seat %(seat)s") % {"seat": seat}, choices=SEAT_CHOICES, initial="strong", required=False
+                label=_("Seat %(seat)s") % {"seat": seat}, choices=seat_choices(), initial="strong", required=False
             )
             self.fields[f"email_{seat}"] = forms.EmailField(label=gettext_lazy("Email"), required=False)
 

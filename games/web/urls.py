@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import lobby_pages, presence, talk, views, watch
+from . import lobby_pages, presence, review_steps, talk, views, watch
 from .new_game import new_game
 
 app_name = "games"
@@ -16,6 +16,7 @@ urlpatterns = [
     path("<str:game_id>/visibility/", watch.visibility, name="visibility"),
     path("<str:game_id>/rematch/", lobby_pages.rematch, name="rematch"),
     path("<str:game_id>/", views.game_detail, name="detail"),
+    path("<str:game_id>/review/", review_steps.review_step, name="review_step"),
     path("<str:game_id>/play/", views.play, name="play"),
     path("<str:game_id>/resign/", views.resign, name="resign"),
     path("<str:game_id>/join/", views.join, name="join"),

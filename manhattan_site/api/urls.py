@@ -5,8 +5,9 @@ the layer's own (the index, the problem pages, the schema), then a problem+json
 An app mounts its endpoints by naming its URL module on its ``AppConfig``
 (``api_urls = "games.api.urls"``); that module may list the entry points the
 index shows (``index_links = {"games": "api-games"}``). Adding an endpoint
-touches only its app. App routes are disjoint (no two apps share a path), so
-the order of the apps does not matter; the layer's catch-all comes last.
+touches only its app. App routes are disjoint (no two apps share a path: a test
+resolves every named route to itself), so the order of the apps does not
+matter; the layer's catch-all comes last.
 """
 
 from __future__ import annotations

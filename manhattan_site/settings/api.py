@@ -103,5 +103,6 @@ SPECTACULAR_SETTINGS = {
         "games.api.schema.document_empty_lots",
         "games.api.schema.document_rate_limits",
         "streams.schema.document_streams",  # after the rate limits: streams send no RateLimit headers
+        "webhooks.schema.document_webhook_events",  # the bodies webhooks POST, as components
     ],
 }

@@ -77,6 +77,9 @@ if GAME_REVIEW not in ("all", "rated", "off"):
     raise ImproperlyConfigured("GAME_REVIEW must be all, rated or off.")
 GAME_REVIEW_ITERATIONS = env_int("GAME_REVIEW_ITERATIONS", 200)
 GAME_REVIEW_LOST_SECONDS = env_int("GAME_REVIEW_LOST_SECONDS", 3600)  # queued this long: its task was lost
+# The game-over email of a reviewed game waits this long for the review, to say it is ready
+# and link to it; past that (or at once if the review fails) it goes without the link.
+GAME_REVIEW_EMAIL_WAIT_SECONDS = env_int("GAME_REVIEW_EMAIL_WAIT_SECONDS", 600)
 
 # --- Play beside the moves ---------------------------------------------------------
 # Table talk: how many messages one player may write in one game.

@@ -28,15 +28,59 @@
   }
 
   // Scripts of the swapped content run again (with this page's nonce), since
-  // the elements they worked on are new.
-  function rerunScripts(doc) {
-    doc.querySelectorAll("script[nonce]:not([data-live])").forEach(function (old) {
+  // the elements they worked on are new. Listed before the content is moved
+  // out of the fetched document (the table talk's script is inside it).
+  function scriptsOf(doc) {
+    return Array.prototype.slice.call(doc.querySelectorAll("script[nonce]:not([data-live])"));
+  }
+  function rerunScripts(scripts) {
+    scripts.forEach(function (old) {
       var script = document.createElement("script");
       script.nonce = nonce;
       script.textContent = old.textContent;
       document.body.appendChild(script);
       script.remove();
     });
+  }
+
+  // What the reader is in the middle of: a half-typed text (table talk, a
+  // written move, numbers of a selection) and where the caret was. The swap
+  // must not take it from under their fingers: it is carried into the new
+  // content, field by field (the same form and the same id).
+  var TYPED = "textarea[id], input[id][type=text], input[id][type=number], input[id][type=search]";
+  function fieldKey(field) { return (field.form ? field.form.id : "") + "#" + field.id; }
+  function keepDrafts(main) {
+    var drafts = {};
+    main.querySelectorAll(TYPED).forEach(function (field) {
+      if (field.value !== field.defaultValue) { drafts[fieldKey(field)] = field.value; }
+    });
+    var active = document.activeElement;
+    var focus = null;
+    if (active && active.id && main.contains(active)) {
+      focus = { key: fieldKey(active), id: active.id, start: null, end: null, direction: null, scroll: active.scrollTop };
+      try {
+        focus.start = active.selectionStart;
+        focus.end = active.selectionEnd;
+        focus.direction = active.selectionDirection;
+      } catch (error) { /* a field without a caret (a number): focus alone */ }
+    }
+    return { drafts: drafts, focus: focus };
+  }
+  function putDrafts(fresh, kept) {
+    fresh.querySelectorAll(TYPED).forEach(function (field) {
+      var value = kept.drafts[fieldKey(field)];
+      if (value !== undefined) { field.value = value; }
+    });
+  }
+  function putFocus(kept) {
+    if (!kept.focus) { return; }
+    var field = document.getElementById(kept.focus.id);
+    if (!field || fieldKey(field) !== kept.focus.key) { return; }
+    field.focus({ preventScroll: true });
+    if (kept.focus.start !== null && field.setSelectionRange) {
+      try { field.setSelectionRange(kept.focus.start, kept.focus.end, kept.focus.direction || "none"); } catch (error) { /* no caret here */ }
+    }
+    field.scrollTop = kept.focus.scroll;
   }
 
   var fetching = false;
@@ -54,13 +98,18 @@
         if (!fresh || !live || !main) { return; }
         var fetched = parseInt(live.dataset.version, 10) || 0;
         if (polling && fetched <= version) { return; }  // nothing new: leave the page alone
-        main.replaceWith(document.adoptNode(fresh));
+        var scripts = scriptsOf(doc);
+        var kept = keepDrafts(main);
+        fresh = document.adoptNode(fresh);
+        putDrafts(fresh, kept);
+        main.replaceWith(fresh);
+        putFocus(kept);
         version = fetched || version;
         me.dataset.version = String(version);
         myTurn = live.dataset.myTurn === "true";
         baseTitle = doc.title;
         showTurn();
-        rerunScripts(doc);
+        rerunScripts(scripts);
         document.dispatchEvent(new CustomEvent("game:updated", { detail: { version: version } }));
       })
       .catch(function () { /* the next event or a reload will try again */ })
@@ -88,6 +137,10 @@
       if ((parseInt(event.lastEventId, 10) || 0) > version) { refresh(); }
     };
     source.addEventListener("talk", function () { refresh(); });  // a message at the table
+    // The finished game's review is ready: a page still saying it is being made shows it.
+    source.addEventListener("review_ready", function () {
+      if (document.querySelector("[data-testid=review-pending]")) { refresh(); }
+    });
     // Refused (not signed in, say): the browser gives up on it; ask now and then instead.
     source.onerror = function () { if (source.readyState === EventSource.CLOSED) { poll(); } };
   } else {

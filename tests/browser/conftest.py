@@ -8,19 +8,10 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from playwright.sync_api import Browser
 
-from tests.support.browser import chromium  # noqa: F401 (the shared browser fixture, for every test here)
+from tests.support.browser import browser, chromium, module_chromium  # noqa: F401 (the shared browser fixtures)
 from tests.support.live_server import AsgiServer, backend_pid, end_other_sessions
 from tests.support.pages import worker  # noqa: F401 (the stand-in Celery worker)
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:  # noqa: F811
-    yield chromium
-    # The ORM calls made under Playwright's loop have a connection of their own,
-    # which the next test's may use again: closed here, not ended from outside.
-    connection.close()
 
 
 @pytest.fixture(scope="session")

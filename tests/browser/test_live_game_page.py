@@ -20,7 +20,7 @@ from tests.support.pages import (
 )
 from tests.support.waiting import PAGE_TIMEOUT_MS, within
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_two_players_see_each_other_s_moves_appear_without_a_reload(server, browser, started_game, alice, bob):

@@ -17,10 +17,10 @@ from notifications import emails
 from notifications.models import Kind
 from tests.support.browser import signed_in
 from tests.support.mail import QUOTED, basic_auth, latest
-from tests.support.pages import open_game
+from tests.support.pages import move_by_api, open_game, to_act, wait_for_version
 from tests.support.waiting import PAGE_TIMEOUT_MS
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 WEBHOOK = "/inbound/sendgrid/inbound/"
 
 
@@ -68,3 +68,36 @@ def test_a_message_round_trip_by_page_and_by_email_reply(server, browser, starte
     bobs.get_by_test_id("talk-messages").get_by_text("Back tonight.").wait_for(timeout=PAGE_TIMEOUT_MS)
     assert bobs.evaluate("window.notReloaded") is True
     assert [m.via for m in TableMessage.objects.order_by("id")] == ["web", "email"]
+
+
+def test_a_half_typed_message_survives_the_live_refresh(server, browser, started_game, alice, bob):
+    """Alice is writing when a move (then a message) arrives: the page swaps its
+    content under her, and her draft, the caret in it and the focus stay."""
+    alices = open_game(signed_in(browser, server, alice), server, started_game)
+    bobs = open_game(signed_in(browser, server, bob), server, started_game)
+    talk = alices.get_by_test_id("talk-text")
+    talk.click()
+    talk.press_sequentially("Nice move, but the tower")
+    alices.evaluate("document.getElementById('talk-text').setSelectionRange(5, 9)")  # "move" chosen
+
+    version = move_by_api(server, started_game, to_act(started_game))
+    wait_for_version(alices, version)
+    assert alices.evaluate("window.notReloaded") is True
+    assert talk.input_value() == "Nice move, but the tower"
+    caret = alices.evaluate(
+        "() => { const t = document.activeElement; return [t.id, t.selectionStart, t.selectionEnd]; }"
+    )
+    assert caret == ["talk-text", 5, 9], "the focus and the caret stay where they were"
+
+    alices.keyboard.type("play")  # typing on replaces the chosen word, as if nothing had happened
+    wait_for_version(bobs, version)
+    bobs.get_by_test_id("talk-text").fill("Thanks!")
+    with bobs.expect_navigation():
+        bobs.get_by_test_id("talk-text").press("Enter")
+    alices.get_by_test_id("talk-messages").get_by_text("Thanks!").wait_for(timeout=PAGE_TIMEOUT_MS)  # a talk refresh
+    assert talk.input_value() == "Nice play, but the tower"
+    assert alices.evaluate("document.activeElement.id") == "talk-text"
+    with alices.expect_navigation():
+        talk.press("Enter")  # and it is sent as written
+    alices.get_by_test_id("talk-messages").get_by_text("Nice play, but the tower").wait_for(timeout=PAGE_TIMEOUT_MS)
+    assert talk.input_value() == "", "a sent message is no draft any more"

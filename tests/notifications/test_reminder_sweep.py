@@ -93,7 +93,7 @@ def test_the_sweep_runs_a_fixed_number_of_queries_however_many_are_due(
 def test_delivery_is_published_after_commit_in_batches(
     alice, bob, monkeypatch, django_capture_on_commit_callbacks, broker
 ):
-    monkeypatch.setattr(outbox, "DELIVERY_BATCH", 2)
+    monkeypatch.setattr(outbox.EMAIL_OUTBOX, "batch", 2)
     started = start_games(alice, bob, 5)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         assert reminders.send_due_reminders(now=all_due(started)) == 5

@@ -1,12 +1,14 @@
 """The browser: Debian's Chromium driven by Playwright, a player signed in by
-their session cookie, and axe-core injected into a page. The fixtures that
-open it are in tests/browser/conftest.py."""
+their session cookie, and axe-core injected into a page. Its fixtures
+(``chromium``: a browser of the test's own; ``browser``: the module's one browser,
+the test's contexts closed after it) are taken in by tests/browser/conftest.py."""
 
 from __future__ import annotations
 
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
 def _missing(what: str) -> None:
@@ -38,23 +41,53 @@ def require_chromium() -> None:
         _missing("Chromium is missing: install Debian's (apt-get install chromium) to run the browser tests")
 
 
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
+@contextmanager
+def launched() -> Iterator[Browser]:
+    """Debian's Chromium under Playwright, for as long as the block lasts."""
     require_chromium()
     # Playwright's sync API keeps an event loop on this thread, which makes
     # Django refuse ORM calls here; the test's own ORM calls are plain sync code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                yield browser
+            finally:
+                # The test's ORM calls made under Playwright's loop have a connection of
+                # their own; closed here, or a fixture ending the live server's sessions
+                # would end it under the next test.
+                connection.close()
+                browser.close()
+
+
+@pytest.fixture
+def chromium() -> Iterator[Browser]:
+    """A browser of the test's own."""
+    with launched() as browser:
         yield browser
-        # The test's ORM calls made under Playwright's loop have a connection of
-        # their own; closed here, or a fixture ending the live server's sessions
-        # would end it under the next test.
-        connection.close()
-        browser.close()
+
+
+@pytest.fixture(scope="module")
+def module_chromium() -> Iterator[Browser]:
+    """One browser for a whole test module: a start-up of Chromium costs about a
+    second of a busy machine's CPU, and the language journeys are many."""
+    with launched() as browser:
+        yield browser
+
+
+@pytest.fixture
+def browser(module_chromium: Browser) -> Iterator[Browser]:
+    """The module's browser, with what the test opened in it (its contexts: its
+    cookies and pages) closed after it, so the next test starts clean."""
+    before = set(module_chromium.contexts)
+    yield module_chromium
+    for context in module_chromium.contexts:
+        if context not in before:
+            context.close()
+    # The ORM calls made under Playwright's loop have a connection of their own,
+    # which the next test's may use again: closed here, not ended from outside.
+    connection.close()
 
 
 def signed_in(

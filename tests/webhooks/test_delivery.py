@@ -251,13 +251,20 @@ def test_the_body_is_the_stored_payload(alice, receiver, endpoint_for):
     assert json.loads(receiver.requests[0].body) == row.payload
 
 
-def test_the_sweep_hands_out_what_is_due_and_nothing_else(alice, endpoint_for, broker):
+def test_the_sweep_sends_what_is_due_and_nothing_else(alice, receiver, endpoint_for, broker):
+    """Serially, in the sweep's own task (as the email sweep): nothing is handed to the broker."""
     endpoint = endpoint_for(alice).endpoint
-    due, later, done = (webhook_delivery(endpoint, seq=n) for n in (1, 2, 3))
+    due, later, done, claimed = (webhook_delivery(endpoint, seq=n) for n in (1, 2, 3, 4))
     Delivery.objects.filter(pk=later.pk).update(next_attempt=timezone.now() + timedelta(minutes=5))
     Delivery.objects.filter(pk=done.pk).update(status=Delivery.Status.DELIVERED)
+    Delivery.objects.filter(pk=claimed.pk).update(claimed_until=timezone.now() + timedelta(hours=1))
+    assert delivery.pending_due() == [due.pk]
     assert delivery.sweep() == 1
-    assert broker.ids == [due.pk]
+    assert [r.headers["webhook-id"] for r in receiver.requests] == [due.event_id]
+    assert broker.ids == []
+    # Once the back-off has passed, the next sweep sends the later one too.
+    assert delivery.sweep(now=timezone.now() + timedelta(minutes=6)) == 1
+    assert [r.headers["webhook-id"] for r in receiver.requests] == [due.event_id, later.event_id]
 
 
 def test_a_task_out_of_time_leaves_the_delivery_to_the_sweep(alice, receiver, endpoint_for, monkeypatch):

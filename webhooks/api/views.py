@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from accounts.auth_helpers import request_user
 from accounts.scopes import WEBHOOKS_MANAGE
 from accounts.throttles import ScopedRateThrottle
-from games.errors import GameError
+from manhattan_site.api.codes import ProblemError
 from manhattan_site.strict_input import takes_no_body
 
 from .. import services
@@ -158,7 +158,7 @@ class DeliveryListView(APIView):
         wanted = request.query_params.get("status")
         if wanted is not None:
             if wanted not in Delivery.Status.values:
-                raise GameError(
+                raise ProblemError(
                     "bad_filter", f"Unknown status {wanted!r}; one of: {', '.join(Delivery.Status.values)}."
                 )
             deliveries = deliveries.filter(status=wanted)
