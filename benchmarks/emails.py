@@ -202,7 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="bench-emails-") as var_dir:
             env = site_env(
-                args.database_url, var_dir, REDIS_URL=args.redis_url, EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(port)
+                args.database_url,
+                var_dir,
+                REDIS_URL=args.redis_url,
+                EMAIL_HOST="127.0.0.1",
+                EMAIL_PORT=str(port),
+                # No post-game review: its worker is not started here, and a finished
+                # game's email would wait for it (GAME_REVIEW_EMAIL_WAIT_SECONDS).
+                GAME_REVIEW="off",
             )
             setup_django(env)  # migrates, before the worker starts
             log_path = Path(var_dir) / "worker.log"
