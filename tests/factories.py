@@ -43,6 +43,28 @@ def two_player_game(
     return game
 
 
+def open_game(creator: User, *, players: int = 2) -> Game:
+    """``creator``'s new game in the lobby: her seat and open seats anyone may take."""
+    seats = [services.SeatSpec("me")] + [services.SeatSpec("open")] * (players - 1)
+    return services.create_game(creator=creator, options={"players": players}, seats=seats)
+
+
+def invitation(creator: User, invitee: User) -> Game:
+    """``creator``'s new two-player game: her seat and one for ``invitee``, who has not joined yet."""
+    return services.create_game(
+        creator=creator,
+        options={"players": 2},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=invitee.email)],
+    )
+
+
+def watched(game: Game) -> Game:
+    """``game`` made public: anyone may watch it (a private game is its players' alone)."""
+    game.public = True
+    game.save(update_fields=["public"])
+    return game
+
+
 def resign(game: Game, user: User) -> None:
     game.refresh_from_db()
     services.submit_action(game_id=game.public_id, user=user, action=engine.Resign(), expected_version=game.version)
