@@ -11,8 +11,8 @@ played.
 
 API requests go through a client that enforces CSRF as a real server does
 (Django's test client skips the check by default; see
-``test_an_unsafe_method_on_an_unknown_api_url``). tests/games/test_api_errors.py
-has the finer variants of the API entries (every problem code, nesting, digits
+``test_an_unsafe_method_on_an_unknown_api_url``). The tests/games/test_api_*.py
+error tests have the finer variants of the API entries (every problem code, nesting, digits
 beyond int's limit); this catalogue is the one place that lists each kind of
 bad input once, with its effect on a game.
 """
