@@ -1,4 +1,4 @@
-"""Tools to break things on purpose, for tests/reliability/test_faults.py: a
+"""Tools to break things on purpose, for tests/reliability/test_faults_*.py: a
 private Redis that can be stopped and restarted, an SMTP server (aiosmtpd)
 that is slow or refuses, a real Celery worker process that can be killed
 with SIGKILL, and a way to point this process's Celery app at a broker.
