@@ -33,7 +33,22 @@ DECLARED: list[ErrorCode] = [
     # Answered by the game page's presence beacon (games/web/presence.py).
     ErrorCode("bad_page_id", 400, _("The game page's presence id must be up to 64 letters, digits or dashes.")),
     ErrorCode("bad_reminders", 422, _("The reminder policy is not valid (hours out of range).")),
-    ErrorCode("bad_seats", 422, _("The seats do not fit the game: their number or kinds are wrong.")),
+    # The seats of a new game: one code for each way they can fail it.
+    ErrorCode("bad_seats", 422, _("The number of seats is not the game's number of players.")),
+    ErrorCode("creator_seated_twice", 422, _("The creator takes at most one seat (of kind 'me').")),
+    ErrorCode(
+        "creator_invited",
+        422,
+        _("The creator invited their own address; the creator's seat is of kind 'me'."),
+        page_text=_("You cannot invite yourself: the first seat is yours."),
+    ),
+    ErrorCode(
+        "duplicate_invitee",
+        422,
+        _("One address is invited to two seats ('email' says which); each invitee gets one seat."),
+        page_text=_("%(email)s is invited to two seats; each invitee gets one seat."),
+    ),
+    ErrorCode("no_mail_domain", 422, _("An invitee's address has no mail domain (an IP address is not one).")),
     ErrorCode(
         "unknown_bot",
         422,

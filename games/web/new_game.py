@@ -142,7 +142,7 @@ def new_game(request: HttpRequest) -> HttpResponse:
                 name=form.cleaned_data.get("name") or "",
             )
         except GameError as error:
-            form.add_error(None, page_text_for(error))  # English until its code words it for a page
+            form.add_error(None, page_text_for(error))
         else:
             messages.success(request, _created_message(game, form.seat_specs()))
             return HttpResponseRedirect(reverse("games:detail", args=[game.public_id]))

@@ -89,7 +89,7 @@ def test_wrong_types_when_creating_a_game(api, alice, body, field):
     [
         ({"players": 2, "sides": ["S", "S"]}, [{"kind": "me"}, {"kind": "open"}], "bad_option"),
         ({"players": 3}, [{"kind": "me"}, {"kind": "open"}], "bad_seats"),
-        ({"players": 2}, [{"kind": "me"}, {"kind": "me"}], "bad_seats"),
+        ({"players": 2}, [{"kind": "me"}, {"kind": "me"}], "creator_seated_twice"),
     ],
 )
 def test_rule_errors_when_creating_a_game(api, alice, options, seats, code):

@@ -39,12 +39,12 @@ class Attempt:
     """Who posts what to which page of the game."""
 
     user: User
-    page: str  # the path under /games/<id>/
+    page: str  # the path under /games/<id>/, or under /games/ when there is no game yet
     data: dict[str, Any]
 
 
-# How the game is set up, and who posts what to which page.
-Scene = Callable[[People], tuple[Game, Attempt]]
+# How the game is set up (None: not yet, the new-game page), and who posts what to which page.
+Scene = Callable[[People], tuple[Game | None, Attempt]]
 
 
 def _lobby(people: People, public: bool = False) -> Game:
@@ -69,6 +69,14 @@ def _finished(people: People) -> Game:
     return game
 
 
+def _new_game(people: People, *invitees: str) -> tuple[None, Attempt]:
+    """Alice asks the new-game page for a game with these invitees in seats 2, 3, ..."""
+    data: dict[str, Any] = {"players": str(len(invitees) + 1), "timeout": "168"}
+    for seat, email in enumerate(invitees, start=2):
+        data |= {f"seat_{seat}": "invite", f"email_{seat}": email}
+    return None, Attempt(people.alice, "new/", data)
+
+
 def _abandoned(people: People) -> Game:
     game = two_player_game(people.alice, people.bob)
     operators.abandon_game(game=game, operator=people.alice)
@@ -83,6 +91,9 @@ SCENES: dict[str, tuple[Scene, int | None]] = {
     "game_finished": (lambda p: _move(_finished(p), p.alice), 409),
     "game_abandoned": (lambda p: _move(_abandoned(p), p.alice), 409),
     "undo_forbidden": (lambda p: _move(two_player_game(p.alice, p.bob), p.alice, notation="undo oops"), 403),
+    # the new-game form (shown again with the refusal)
+    "creator_invited": (lambda p: _new_game(p, "Alice@Example.com"), 400),
+    "duplicate_invitee": (lambda p: _new_game(p, "bob@example.com", "BOB@example.com"), 400),
     # the lobby's buttons (a message on the page redirected to)
     "game_started": (lambda p: (two_player_game(p.alice, p.bob), Attempt(p.alice, "join/", {})), None),
     "already_seated": (lambda p: (_lobby(p), Attempt(p.alice, "join/", {})), None),
@@ -109,7 +120,10 @@ CASES = [
     for language in ("en", OTHER_LANGUAGES[number % len(OTHER_LANGUAGES)])
 ]
 # What the page fills in (``%(name)s``) from the error's details.
-DETAILS: dict[str, dict[str, Any]] = {"message_too_long": {"max_length": 500}}
+DETAILS: dict[str, dict[str, Any]] = {
+    "message_too_long": {"max_length": 500},
+    "duplicate_invitee": {"email": "bob@example.com"},
+}
 
 
 def expected_text(code: str, language: str) -> str:
@@ -138,7 +152,8 @@ def test_a_refusal_on_a_page_reads_as_its_registry_entry(code, language, make_us
     User.objects.filter(pk=attempt.user.pk).update(language=language)
     client = Client()
     client.force_login(attempt.user)
-    response = client.post(f"/games/{game.public_id}/{attempt.page}", attempt.data, follow=status is None)
+    url = f"/games/{game.public_id}/{attempt.page}" if game is not None else f"/games/{attempt.page}"
+    response = client.post(url, attempt.data, follow=status is None)
     html = response.content.decode()
     if status is not None:
         assert response.status_code == status
