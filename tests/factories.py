@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.utils import timezone
 
@@ -40,6 +41,28 @@ def two_player_game(
     if public:
         Game.objects.filter(pk=game.pk).update(public=True)
     game.refresh_from_db()  # the last seat taken: it started by itself
+    return game
+
+
+def open_game(creator: User, *, players: int = 2) -> Game:
+    """``creator``'s new game in the lobby: her seat and open seats anyone may take."""
+    seats = [services.SeatSpec("me")] + [services.SeatSpec("open")] * (players - 1)
+    return services.create_game(creator=creator, options={"players": players}, seats=seats)
+
+
+def invitation(creator: User, invitee: User) -> Game:
+    """``creator``'s new two-player game: her seat and one for ``invitee``, who has not joined yet."""
+    return services.create_game(
+        creator=creator,
+        options={"players": 2},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=invitee.email)],
+    )
+
+
+def watched(game: Game) -> Game:
+    """``game`` made public: anyone may watch it (a private game is its players' alone)."""
+    game.public = True
+    game.save(update_fields=["public"])
     return game
 
 
@@ -160,3 +183,18 @@ def play_to_end(game: Game, alice: User) -> None:
         action = engine.enumerate_actions(engine.player_view(state, 0))[0]
         services.submit_action(game_id=game.public_id, user=alice, action=action, expected_version=game.version)
     raise AssertionError("the game did not finish")
+
+
+def legal_moves(game: Game, seat: int) -> list[engine.Action]:
+    """The seat's legal actions, resigning aside."""
+    game.refresh_from_db()
+    state = store.state_of(game)
+    assert state is not None
+    return [a for a in engine.enumerate_actions(engine.player_view(state, seat)) if not isinstance(a, engine.Resign)]
+
+
+def a_legal_move(game: Game, seat: int = 0) -> dict[str, Any]:
+    """The first of the seat's legal actions (resigning aside), as JSON."""
+    moves = legal_moves(game, seat)
+    assert moves, f"seat {seat} has nothing to do"
+    return engine.action_to_json(moves[0])

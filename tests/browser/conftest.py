@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from tests.support.browser import browser, chromium, module_chromium  # noqa: F401 (the shared browser fixtures)
+from tests.support.browser import browser, module_chromium  # noqa: F401 (the shared browser fixtures)
 from tests.support.live_server import AsgiServer, backend_pid, end_other_sessions
 from tests.support.pages import worker  # noqa: F401 (the stand-in Celery worker)
 

@@ -16,10 +16,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_download_then_close_from_the_preferences_page(
-    live_server_connections_closed: Any, live_server: Any, chromium: Any
+    live_server_connections_closed: Any, live_server: Any, browser: Any
 ) -> None:
     alice = User.objects.create_user("alice@example.com", display_name="Alice")
-    page = signed_in(chromium, live_server.url, alice).new_page()
+    page = signed_in(browser, live_server.url, alice).new_page()
     page.goto(f"{live_server.url}/mail/preferences/")
     page.get_by_test_id("download-my-data").click()
     page.wait_for_load_state()

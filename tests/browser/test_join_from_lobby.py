@@ -34,13 +34,13 @@ def sign_in_link(email: str) -> str:
 
 
 def test_a_stranger_joins_an_open_game_from_the_lobby(
-    live_server_connections_closed: Any, live_server: Any, settings: Any, chromium: Any
+    live_server_connections_closed: Any, live_server: Any, settings: Any, browser: Any
 ) -> None:
     settings.SITE_URL = live_server.url
     alice = User.objects.create_user("alice@example.com")
     game = open_games.open_game(creator=alice, players=2, pace="fast")
 
-    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     page.goto(f"{live_server.url}/games/lobby/")
     listed = page.get_by_test_id("open-game")
     assert listed.count() == 1

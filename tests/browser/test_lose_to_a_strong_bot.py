@@ -22,11 +22,11 @@ __all__ = ["worker"]  # the fixture, used by name
 
 
 def test_a_person_plays_a_strong_bot_from_the_page_and_loses(
-    live_server_connections_closed, live_server, chromium: Browser, worker, monkeypatch: pytest.MonkeyPatch
+    live_server_connections_closed, live_server, browser: Browser, worker, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setattr(lobby, "secrets", SimpleNamespace(token_hex=lambda _n: "one deal for the browser test"))
     player = User.objects.create_user("solo@example.com")
-    page = signed_in(chromium, live_server.url, player, PHONE).new_page()
+    page = signed_in(browser, live_server.url, player, PHONE).new_page()
     page.goto(f"{live_server.url}/games/new/")
     page.locator('select[name="players"]').select_option("2")
     page.locator('select[name="seat_2"]').select_option("strong")

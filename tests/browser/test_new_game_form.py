@@ -15,10 +15,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_the_form_shows_the_fields_the_seats_need_and_creates_the_game(
-    live_server_connections_closed: Any, live_server: Any, chromium: Any
+    live_server_connections_closed: Any, live_server: Any, browser: Any
 ) -> None:
     alice = User.objects.create_user("alice@example.com", display_name="alice")
-    page = signed_in(chromium, live_server.url, alice).new_page()
+    page = signed_in(browser, live_server.url, alice).new_page()
     page.goto(f"{live_server.url}/games/new/")
     form = page.get_by_test_id("new-game-form")
     frame, label = form.bounding_box(), form.locator("label[for=id_name]").bounding_box()

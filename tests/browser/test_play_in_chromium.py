@@ -2,7 +2,7 @@
 
 Two invited players follow their magic links from the outbox, join, select
 and place pieces, and see each other's moves, while a bot fills the third
-seat. A thread stands in for the Celery worker (``playing.Worker``): it
+seat. A thread stands in for the Celery worker (``tests.support.pages.Worker``): it
 delivers the outbox and plays the bot's turns, calling the same services the
 tasks call.
 """
@@ -38,7 +38,7 @@ def link_for(email: str, kind: str) -> str:
 
 
 def test_two_invited_players_play_a_whole_game_in_the_browser(
-    live_server_connections_closed, live_server, settings, chromium: Browser, worker
+    live_server_connections_closed, live_server, settings, browser: Browser, worker
 ):
     settings.SITE_URL = live_server.url
     organiser = User.objects.create_user("organiser@example.com")
@@ -56,7 +56,7 @@ def test_two_invited_players_play_a_whole_game_in_the_browser(
 
     pages: dict[str, Page] = {}
     for email in (alice, bob):
-        page = chromium.new_context(viewport=PHONE).new_page()  # phone width
+        page = browser.new_context(viewport=PHONE).new_page()  # phone width
         page.goto(link_for(email, "invite"))
         page.get_by_test_id("link-continue").click()  # opening a link only asks; the button signs in
         page.wait_for_load_state()

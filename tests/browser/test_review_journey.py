@@ -7,7 +7,6 @@ whose stream tells the page the review is ready."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,12 +22,6 @@ from tests.support.browser import DESKTOP, PHONE, axe_violations, describe, sign
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    yield chromium
-    connection.close()
 
 
 def game_into_round_two(alice: User) -> Game:

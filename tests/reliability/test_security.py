@@ -15,7 +15,7 @@
   per address, and creating games (which emails invitees) over the API and on
   the new-game page. Behind the production proxy, limits are counted per real
   client and cannot be escaped with a forged X-Forwarded-For. The
-  token-creation throttle is tested in ``tests/games/test_api_errors.py``.
+  token-creation throttle is tested in ``tests/games/test_api_missing_things.py``.
 """
 
 from __future__ import annotations

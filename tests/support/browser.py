@@ -1,7 +1,7 @@
 """The browser: Debian's Chromium driven by Playwright, a player signed in by
-their session cookie, and axe-core injected into a page. Its fixtures
-(``chromium``: a browser of the test's own; ``browser``: the module's one browser,
-the test's contexts closed after it) are taken in by tests/browser/conftest.py."""
+their session cookie, and axe-core injected into a page. Its fixture
+``browser`` (the module's one Chromium, the test's contexts closed after it) is
+taken in by tests/browser/conftest.py."""
 
 from __future__ import annotations
 
@@ -59,13 +59,6 @@ def launched() -> Iterator[Browser]:
                 # would end it under the next test.
                 connection.close()
                 browser.close()
-
-
-@pytest.fixture
-def chromium() -> Iterator[Browser]:
-    """A browser of the test's own."""
-    with launched() as browser:
-        yield browser
 
 
 @pytest.fixture(scope="module")
