@@ -5,11 +5,9 @@ link opens the position on the watch page, and axe-core finds no violation on th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import connection
 from playwright.sync_api import Browser, Page
 
 from accounts.models import User
@@ -21,12 +19,6 @@ from tests.support.browser import DESKTOP, axe_violations, describe
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    yield chromium
-    connection.close()
 
 
 def public_reviewed_game(alice: User) -> Game:
