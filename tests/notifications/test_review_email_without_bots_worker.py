@@ -111,13 +111,19 @@ def test_a_worker_of_other_queues_only_makes_no_review(
     assert {n.pk for n in Notification.objects.filter(kind=Kind.GAME_OVER)} <= published(broker)
 
 
-def test_readyz_warns_while_reviews_are_on_and_no_bots_worker_is_alive(client: Client, settings: Any) -> None:
+NO_BOTS_WORKER = "no worker of the bots queue is alive"
+
+
+def test_readyz_and_the_operations_page_warn_while_reviews_are_on_and_no_bots_worker_is_alive(
+    client: Client, admin_client: Client, settings: Any
+) -> None:
     with time_machine.travel(T0, tick=False) as clock:
         heartbeats.beat("worker@test-host [celery]", "worker", queues=["celery"])
         heartbeats.beat(BOTS, "worker", queues=["bots"])
         body = client.get("/readyz").json()
         assert body["warnings"] == []
         assert body["operations"]["reviews"] == {"ok": True, "policy": "all", "bots_workers": [BOTS]}
+        assert NO_BOTS_WORKER not in admin_client.get("/admin/operations/").content.decode()
 
         clock.shift(timedelta(seconds=61))
         heartbeats.beat("worker@test-host [celery]", "worker", queues=["celery"])  # the email worker lives on
@@ -128,6 +134,7 @@ def test_readyz_warns_while_reviews_are_on_and_no_bots_worker_is_alive(client: C
         assert body["warnings"] == ["reviews_without_bots_worker"]
         assert body["operations"]["reviews"] == {"ok": False, "policy": "all", "bots_workers": []}
         assert body["operations"]["workers"]["ok"] is True
+        assert NO_BOTS_WORKER in admin_client.get("/admin/operations/").content.decode()
 
         settings.GAME_REVIEW = "off"  # nothing to make: nothing to warn of
         body = client.get("/readyz").json()
