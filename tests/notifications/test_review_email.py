@@ -37,7 +37,9 @@ def _reviewed(settings: Any) -> None:
     settings.GAME_REVIEW = "all"
     settings.GAME_REVIEW_ITERATIONS = 2
     settings.GAME_REVIEW_EMAIL_WAIT_SECONDS = 600
-    heartbeats.beat("bots@test-host [bots]", "worker", queues=["bots"])  # a worker to make the review
+    # A worker to make the review, alive for the whole test however busy the machine.
+    settings.HEARTBEAT_STALE_SECONDS = 3600
+    heartbeats.beat("bots@test-host [bots]", "worker", queues=["bots"])
 
 
 def finished(alice: User, bob: User, captured: Any) -> Game:
