@@ -21,6 +21,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Game
 from games.tasks import review_finished_game
+from manhattan_site import heartbeats
 from notifications import outbox
 from notifications.models import Kind, Notification
 from notifications.tasks import deliver_notifications
@@ -36,6 +37,9 @@ def _reviewed(settings: Any) -> None:
     settings.GAME_REVIEW = "all"
     settings.GAME_REVIEW_ITERATIONS = 2
     settings.GAME_REVIEW_EMAIL_WAIT_SECONDS = 600
+    # A worker to make the review, alive for the whole test however busy the machine.
+    settings.HEARTBEAT_STALE_SECONDS = 3600
+    heartbeats.beat("bots@test-host [bots]", "worker", queues=["bots"])
 
 
 def finished(alice: User, bob: User, captured: Any) -> Game:

@@ -1,0 +1,83 @@
+"""A spectator who is not signed in opens a public finished game's watch page in Chromium:
+the bot's review is there (the chart and the marked moves), they step through the marked
+moves with the buttons and the keyboard under the site's Content-Security-Policy, the step's
+link opens the position on the watch page, and axe-core finds no violation on the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from accounts.models import User
+from games.models import Game, GameReview
+from games.tasks import review_finished_game
+from tests.factories import play_until, resign, two_player_bot_game
+from tests.support.browser import DESKTOP, axe_violations, describe
+
+EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def public_reviewed_game(alice: User) -> Game:
+    """A round against the greedy bot, alice resigns, the review is made with two certain
+    marks on two of her placements (a tiny budget marks moves by chance)."""
+    game = two_player_bot_game(alice)
+    play_until(game, lambda g: g.round >= 2)
+    resign(game, alice)
+    Game.objects.filter(pk=game.pk).update(public=True)
+    review_finished_game(str(game.public_id))
+    review = GameReview.objects.get(game=game)
+    moves = [dict(row, mark=None) for row in review.moves]
+    placements = [row for row in moves if row["kind"] == "placement" and row["seat"] == 0]
+    placements[0]["mark"], placements[-1]["mark"] = "mistake", "blunder"
+    review.moves = moves
+    review.save(update_fields=["moves"])
+    return Game.objects.get(pk=game.pk)
+
+
+def step_shown(page: Page) -> tuple[str, str]:
+    step = page.get_by_test_id("review-step")
+    return step.get_attribute("data-number") or "", step.locator("svg.board").inner_html()
+
+
+def test_a_spectator_steps_through_a_finished_games_review(
+    server: Any, browser: Browser, settings: Any, alice: User
+) -> None:
+    settings.GAME_REVIEW = "all"
+    settings.GAME_REVIEW_ITERATIONS = 2
+    game = public_reviewed_game(alice)
+    watch_url = f"{server.url}/games/{game.public_id}/watch/"
+
+    page = browser.new_context(viewport=DESKTOP).new_page()  # nobody signed in, the site's own CSP
+    page.goto(watch_url)
+    assert page.get_by_test_id("review-chart").is_visible()
+    assert page.locator("[data-testid=review-series]").count() == 2
+    assert page.get_by_test_id("review-move").count() == 2
+    assert page.get_by_test_id("review-stepper").is_visible()
+    page.locator("[data-testid=review-step][data-number='1']").wait_for()
+    first = step_shown(page)
+    assert page.locator("[data-testid=review-step] [data-testid=review-played]").count() == 1
+
+    page.get_by_test_id("review-next").click()
+    page.locator("[data-testid=review-step][data-number='2']").wait_for()
+    second = step_shown(page)
+    assert second[1] != first[1], "the board is drawn anew at the next marked move"
+    page.keyboard.press("ArrowLeft")  # the focus is on "next"
+    page.locator("[data-testid=review-step][data-number='1']").wait_for()
+    assert step_shown(page) == first
+
+    # The step's link opens the position on the spectators' page, not a sign-in.
+    at = page.get_by_test_id("review-step").get_attribute("data-at")
+    with page.expect_navigation():
+        page.get_by_test_id("review-step").get_by_role("link").click()
+    assert page.url == f"{watch_url}?at={at}"
+    assert page.get_by_test_id("replay-position").inner_text() == f"Event {at} of {game.version}"
+
+    scanned = browser.new_context(viewport=DESKTOP, bypass_csp=True).new_page()  # axe-core is injected
+    scanned.goto(watch_url)
+    scanned.locator("[data-testid=review-step][data-number='1']").wait_for()
+    violations = axe_violations(scanned, EVERY_IMPACT)
+    assert not violations, describe(violations)
