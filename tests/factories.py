@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine, services, store
 from games.engine.bots import greedy_bot, random_bot
-from games.models import Game
+from games.models import Game, GameReview
 from games.services import play
 from webhooks.models import Delivery, Endpoint
 
@@ -169,6 +169,19 @@ def two_player_bot_game(alice: User) -> Game:
     )
     game.refresh_from_db()
     return game
+
+
+def two_known_marks(game: Game) -> None:
+    """Exactly two marks in the game's stored review, a mistake and a blunder, on seat 0's
+    first and last placements: a tiny search budget marks moves by chance, and a test that
+    steps through the marked moves needs two certain ones, on boards that differ."""
+    review = GameReview.objects.get(game=game)
+    moves = [dict(row, mark=None) for row in review.moves]
+    placements = [row for row in moves if row["kind"] == "placement" and row["seat"] == 0]
+    assert len(placements) >= 4
+    placements[0]["mark"], placements[-1]["mark"] = "mistake", "blunder"
+    review.moves = moves
+    review.save(update_fields=["moves"])
 
 
 def play_to_end(game: Game, alice: User) -> None:
