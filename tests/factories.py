@@ -44,6 +44,17 @@ def two_player_game(
     return game
 
 
+def resigned_game(alice: User, bob: User, captured: Any) -> Game:
+    """Alice and bob's game, over because bob resigned, with what waited for the commit run
+    (``captured``: pytest-django's ``django_capture_on_commit_callbacks``)."""
+    game = two_player_game(alice, bob)
+    with captured(execute=True):
+        resign(game, bob)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    return game
+
+
 def open_game(creator: User, *, players: int = 2) -> Game:
     """``creator``'s new game in the lobby: her seat and open seats anyone may take."""
     seats = [services.SeatSpec("me")] + [services.SeatSpec("open")] * (players - 1)

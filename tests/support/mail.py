@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from email import message_from_bytes
 from email.message import EmailMessage
+from email.policy import default
 from email.utils import parseaddr
 from typing import Any
 
 from django.conf import settings
+from django.core import mail
 from django.core.mail import EmailMultiAlternatives
 from django.core.management import call_command
 
@@ -73,6 +75,23 @@ def visible_text(markup: str) -> str:
     markup = re.sub(r"<div style=\"display:none[^>]*>.*?</div>", " ", markup, flags=re.S)  # the preheader
     text = html.unescape(re.sub(r"<[^>]+>", " ", markup))
     return " ".join(text.split())
+
+
+def game_over_email(user: Any) -> EmailMessage:
+    """The one game-over email sent to ``user``, parsed from its bytes as a mail program would."""
+    over = Notification.objects.get(kind=Kind.GAME_OVER, user=user)
+    [message] = [m for m in mail.outbox if m.extra_headers.get("Message-ID") == over.message_id]
+    parsed = message_from_bytes(message.message().as_bytes(), policy=default)
+    assert isinstance(parsed, EmailMessage)
+    return parsed
+
+
+def bodies(message: EmailMessage) -> tuple[str, str]:
+    """The text and the HTML body of a parsed email."""
+    text, markup = message.get_body(("plain",)), message.get_body(("html",))
+    assert text is not None
+    assert markup is not None
+    return text.get_content(), markup.get_content()
 
 
 # --- the outbox --------------------------------------------------------------------------
