@@ -103,6 +103,22 @@ def latest(kind: str, **filters: Any) -> Notification:
     return notification
 
 
+def prefer(user: Any, **fields: Any) -> None:
+    """Set ``user``'s mail preferences (``unsubscribed``, ``frequency``) as the page would."""
+    preference = outbox.preference_for(user)
+    for name, value in fields.items():
+        setattr(preference, name, value)
+    preference.save()
+
+
+def held_back(notification: Notification, status: str) -> None:
+    """Delivering ``notification`` sends nothing and leaves it ``status`` (skipped, digested)."""
+    assert outbox.deliver(notification.pk) is False
+    notification.refresh_from_db()
+    assert notification.status == status
+    assert mail.outbox == []
+
+
 def write(user: Any, kind: str = Kind.YOUR_TURN, key: str = "k") -> Notification:
     """One notification in the outbox for ``user``, not yet delivered."""
     notification = outbox.enqueue(kind=kind, key=key, email=user.email, user=user)
