@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine, services, store
 from games.engine.bots import greedy_bot, random_bot
-from games.models import Game
+from games.models import Game, GameReview
 from games.services import play
 from webhooks.models import Delivery, Endpoint
 
@@ -41,6 +41,17 @@ def two_player_game(
     if public:
         Game.objects.filter(pk=game.pk).update(public=True)
     game.refresh_from_db()  # the last seat taken: it started by itself
+    return game
+
+
+def resigned_game(alice: User, bob: User, captured: Any) -> Game:
+    """Alice and bob's game, over because bob resigned, with what waited for the commit run
+    (``captured``: pytest-django's ``django_capture_on_commit_callbacks``)."""
+    game = two_player_game(alice, bob)
+    with captured(execute=True):
+        resign(game, bob)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
     return game
 
 
@@ -169,6 +180,19 @@ def two_player_bot_game(alice: User) -> Game:
     )
     game.refresh_from_db()
     return game
+
+
+def two_known_marks(game: Game) -> None:
+    """Exactly two marks in the game's stored review, a mistake and a blunder, on seat 0's
+    first and last placements: a tiny search budget marks moves by chance, and a test that
+    steps through the marked moves needs two certain ones, on boards that differ."""
+    review = GameReview.objects.get(game=game)
+    moves = [dict(row, mark=None) for row in review.moves]
+    placements = [row for row in moves if row["kind"] == "placement" and row["seat"] == 0]
+    assert len(placements) >= 4
+    placements[0]["mark"], placements[-1]["mark"] = "mistake", "blunder"
+    review.moves = moves
+    review.save(update_fields=["moves"])
 
 
 def play_to_end(game: Game, alice: User) -> None:

@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
 from accounts.models import User
-from games.models import Game, GameReview
+from games.models import Game
 from games.tasks import review_finished_game
-from tests.factories import play_until, resign, two_player_bot_game
-from tests.support.browser import DESKTOP, axe_violations, describe
+from tests.factories import play_until, resign, two_known_marks, two_player_bot_game
+from tests.support.browser import DESKTOP, at_step, axe_violations, describe
 
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 
@@ -29,18 +29,8 @@ def public_reviewed_game(alice: User) -> Game:
     resign(game, alice)
     Game.objects.filter(pk=game.pk).update(public=True)
     review_finished_game(str(game.public_id))
-    review = GameReview.objects.get(game=game)
-    moves = [dict(row, mark=None) for row in review.moves]
-    placements = [row for row in moves if row["kind"] == "placement" and row["seat"] == 0]
-    placements[0]["mark"], placements[-1]["mark"] = "mistake", "blunder"
-    review.moves = moves
-    review.save(update_fields=["moves"])
+    two_known_marks(game)
     return Game.objects.get(pk=game.pk)
-
-
-def step_shown(page: Page) -> tuple[str, str]:
-    step = page.get_by_test_id("review-step")
-    return step.get_attribute("data-number") or "", step.locator("svg.board").inner_html()
 
 
 def test_a_spectator_steps_through_a_finished_games_review(
@@ -57,17 +47,14 @@ def test_a_spectator_steps_through_a_finished_games_review(
     assert page.locator("[data-testid=review-series]").count() == 2
     assert page.get_by_test_id("review-move").count() == 2
     assert page.get_by_test_id("review-stepper").is_visible()
-    page.locator("[data-testid=review-step][data-number='1']").wait_for()
-    first = step_shown(page)
+    first = at_step(page, 1)
     assert page.locator("[data-testid=review-step] [data-testid=review-played]").count() == 1
 
     page.get_by_test_id("review-next").click()
-    page.locator("[data-testid=review-step][data-number='2']").wait_for()
-    second = step_shown(page)
+    second = at_step(page, 2)
     assert second[1] != first[1], "the board is drawn anew at the next marked move"
     page.keyboard.press("ArrowLeft")  # the focus is on "next"
-    page.locator("[data-testid=review-step][data-number='1']").wait_for()
-    assert step_shown(page) == first
+    assert at_step(page, 1) == first
 
     # The step's link opens the position on the spectators' page, not a sign-in.
     at = page.get_by_test_id("review-step").get_attribute("data-at")
@@ -78,6 +65,6 @@ def test_a_spectator_steps_through_a_finished_games_review(
 
     scanned = browser.new_context(viewport=DESKTOP, bypass_csp=True).new_page()  # axe-core is injected
     scanned.goto(watch_url)
-    scanned.locator("[data-testid=review-step][data-number='1']").wait_for()
+    at_step(scanned, 1)
     violations = axe_violations(scanned, EVERY_IMPACT)
     assert not violations, describe(violations)

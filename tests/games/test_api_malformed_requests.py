@@ -18,17 +18,18 @@ pytestmark = pytest.mark.django_db
 # --- the shape of every problem ---------------------------------------------------------
 
 
-def test_malformed_json_body(api, alice, started_game):
+@pytest.mark.parametrize(
+    ("body", "content_type", "status", "code"),
+    [
+        pytest.param('{"action": ', "application/json", 400, "malformed_request", id="malformed-json"),
+        pytest.param(b'{"action": "\xff"}', "application/json", 400, "malformed_request", id="json-not-utf8"),
+        pytest.param("resign", "text/plain", 415, "unsupported_media_type", id="unsupported-media-type"),
+    ],
+)
+def test_an_action_body_the_api_cannot_read(api, alice, started_game, body, content_type, status, code):
     watch = LogWatch(started_game)
-    response = api(alice).post(actions_url(started_game), '{"action": ', content_type="application/json")
-    assert_problem(response, 400, "malformed_request")
-    watch.assert_unchanged()
-
-
-def test_json_that_is_not_utf8(api, alice, started_game):
-    watch = LogWatch(started_game)
-    response = api(alice).post(actions_url(started_game), b'{"action": "\xff"}', content_type="application/json")
-    assert_problem(response, 400, "malformed_request")
+    response = api(alice).post(actions_url(started_game), body, content_type=content_type)
+    assert_problem(response, status, code)
     watch.assert_unchanged()
 
 
@@ -104,13 +105,6 @@ def test_wrong_type_when_joining(api, bob, alice):
     response = api(bob).post(f"{API}/games/{game.public_id}/join", {"seat": "first"}, format="json")
     assert_problem(response, 400, "invalid")
     assert not game.seats.filter(user=bob).exists()
-
-
-def test_unsupported_media_type(api, alice, started_game):
-    watch = LogWatch(started_game)
-    response = api(alice).post(actions_url(started_game), "resign", content_type="text/plain")
-    assert_problem(response, 415, "unsupported_media_type")
-    watch.assert_unchanged()
 
 
 def test_method_not_allowed(api, alice, started_game):

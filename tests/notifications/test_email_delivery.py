@@ -16,7 +16,7 @@ from notifications.models import Kind, Notification, Preference
 from notifications.replies import handle_inbound
 from tests.factories import digest_time, placement_turn_of
 from tests.support.emails import LINK, assert_game_sections, assert_mail_safe_html, assert_rendered, reply_to
-from tests.support.mail import latest, parts
+from tests.support.mail import held_back, latest, parts, prefer
 
 pytestmark = pytest.mark.django_db
 
@@ -48,30 +48,16 @@ def test_the_sweep_delivers_everything_pending_once(started_game, mailoutbox):
 
 
 def test_an_unsubscribed_kind_is_skipped(started_game, alice, mailoutbox):
-    preference = outbox.preference_for(alice)
-    preference.unsubscribed = [Kind.YOUR_TURN]
-    preference.save()
+    prefer(alice, unsubscribed=[Kind.YOUR_TURN])
     placement_turn_of(started_game, 0)
-    notification = latest(Kind.YOUR_TURN, seat=0)
-
-    assert outbox.deliver(notification.pk) is False
-    notification.refresh_from_db()
-    assert notification.status == Notification.Status.SKIPPED
-    assert mailoutbox == []
+    held_back(latest(Kind.YOUR_TURN, seat=0), Notification.Status.SKIPPED)
     # Other kinds still arrive.
     assert outbox.deliver(latest(Kind.GAME_STARTED, seat=0).pk) is True
 
 
 def test_frequency_none_skips_game_mail_but_not_sign_in_links(started_game, alice, mailoutbox):
-    preference = outbox.preference_for(alice)
-    preference.frequency = Preference.Frequency.NONE
-    preference.save()
-    started = latest(Kind.GAME_STARTED, seat=0)
-
-    assert outbox.deliver(started.pk) is False
-    started.refresh_from_db()
-    assert started.status == Notification.Status.SKIPPED
-    assert mailoutbox == []
+    prefer(alice, frequency=Preference.Frequency.NONE)
+    held_back(latest(Kind.GAME_STARTED, seat=0), Notification.Status.SKIPPED)
 
     request_sign_in_link(alice.email)
     assert outbox.deliver(latest(Kind.LOGIN).pk) is True
@@ -79,16 +65,9 @@ def test_frequency_none_skips_game_mail_but_not_sign_in_links(started_game, alic
 
 
 def test_daily_digest_gathers_turns_into_one_email(started_game, alice, mailoutbox):
-    preference = outbox.preference_for(alice)
-    preference.frequency = Preference.Frequency.DAILY_DIGEST
-    preference.save()
+    prefer(alice, frequency=Preference.Frequency.DAILY_DIGEST)
     placement_turn_of(started_game, 0)
-    turn = latest(Kind.YOUR_TURN, seat=0)
-
-    assert outbox.deliver(turn.pk) is False
-    turn.refresh_from_db()
-    assert turn.status == Notification.Status.DIGESTED
-    assert mailoutbox == []
+    held_back(latest(Kind.YOUR_TURN, seat=0), Notification.Status.DIGESTED)
 
     assert digests.send_digests(now=digest_time()) == 1
     assert digests.send_digests(now=digest_time()) == 0, "one digest a day"

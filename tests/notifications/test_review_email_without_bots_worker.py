@@ -6,10 +6,7 @@ is read as the recipient's mail program would, from the real MIME message."""
 
 from __future__ import annotations
 
-import email
 from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
-from email.policy import default
 from typing import Any
 
 import pytest
@@ -18,13 +15,14 @@ from django.core import mail
 from django.test import Client
 
 from accounts.models import User
-from games.models import Game, GameReview
+from games.models import GameReview
 from games.tasks import review_finished_game
 from manhattan_site import heartbeats
 from notifications import outbox
 from notifications.models import Kind, Notification
 from notifications.tasks import deliver_notifications
-from tests.factories import resign, two_player_game
+from tests.factories import resigned_game
+from tests.support.mail import bodies, game_over_email
 
 pytestmark = pytest.mark.django_db
 
@@ -40,28 +38,8 @@ def _reviewed(settings: Any) -> None:
     settings.HEARTBEAT_STALE_SECONDS = 60
 
 
-def finish(alice: User, bob: User, captured: Any) -> Game:
-    game = two_player_game(alice, bob)
-    with captured(execute=True):
-        resign(game, bob)
-    game.refresh_from_db()
-    assert game.status == Game.Status.FINISHED
-    return game
-
-
 def published(broker: Any) -> set[int]:
     return {pk for batch in broker.published for pk in batch}
-
-
-def game_over_text(user: User) -> str:
-    over = Notification.objects.get(kind=Kind.GAME_OVER, user=user)
-    [message] = [m for m in mail.outbox if m.extra_headers.get("Message-ID") == over.message_id]
-    parsed = email.message_from_bytes(message.message().as_bytes(), policy=default)
-    assert isinstance(parsed, EmailMessage)
-    text, markup = parsed.get_body(("plain",)), parsed.get_body(("html",))
-    assert text is not None
-    assert markup is not None
-    return str(text.get_content()) + str(markup.get_content())
 
 
 def test_with_the_bots_worker_gone_the_game_over_email_goes_at_once_without_the_link(
@@ -70,12 +48,12 @@ def test_with_the_bots_worker_gone_the_game_over_email_goes_at_once_without_the_
     with time_machine.travel(T0, tick=False) as clock:
         heartbeats.beat(BOTS, "worker", queues=["bots"])
         clock.shift(timedelta(seconds=61))  # its last heartbeat is stale: the worker is gone
-        game = finish(alice, bob, django_capture_on_commit_callbacks)
+        game = resigned_game(alice, bob, django_capture_on_commit_callbacks)
         over = list(Notification.objects.filter(kind=Kind.GAME_OVER))
         assert len(over) == 2
         assert {n.pk for n in over} <= published(broker), "handed to the workers at once, not held"
         assert deliver_notifications(sorted(n.pk for n in over)) == 2  # the task's body, as a worker runs it
-        text = game_over_text(alice)
+        text = "".join(bodies(game_over_email(alice)))
         assert "Your game of Manhattan is over." in text
         assert "show=review" not in text
         assert GameReview.objects.get(game=game).status == GameReview.Status.QUEUED  # made when a worker comes
@@ -97,7 +75,7 @@ def test_with_a_bots_worker_seen_within_the_minute_the_email_waits_for_the_revie
     with time_machine.travel(T0, tick=False) as clock:
         heartbeats.beat(BOTS, "worker", queues=["bots"])
         clock.shift(timedelta(seconds=59))
-        finish(alice, bob, django_capture_on_commit_callbacks)
+        resigned_game(alice, bob, django_capture_on_commit_callbacks)
         over = list(Notification.objects.filter(kind=Kind.GAME_OVER))
         assert len(over) == 2
         assert not {n.pk for n in over} & published(broker), "held for the review"
@@ -107,7 +85,7 @@ def test_a_worker_of_other_queues_only_makes_no_review(
     alice: User, bob: User, broker: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     heartbeats.beat("worker@test-host [celery]", "worker", queues=["celery"])
-    finish(alice, bob, django_capture_on_commit_callbacks)
+    resigned_game(alice, bob, django_capture_on_commit_callbacks)
     assert {n.pk for n in Notification.objects.filter(kind=Kind.GAME_OVER)} <= published(broker)
 
 

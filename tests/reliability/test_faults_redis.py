@@ -42,11 +42,7 @@ def test_redis_stopped_while_actions_arrive_the_outbox_delivers_every_email_once
     enqueue_s: list[float] = []
     with PrivateRedis() as redis, smtp_server(inbox) as smtp_port, broker_at(redis.url):
         table = Table(alice, bob)
-        for phase in ("before", "down", "after"):
-            if phase == "down":
-                redis.stop()
-            elif phase == "after":
-                redis.start()
+        for phase in redis.outage():
             before = Notification.objects.count()
             for _ in range(4):
                 token, body = table.next_move()
@@ -89,11 +85,7 @@ def test_redis_stopped_with_the_cache_on_it_too_actions_are_still_accepted(alice
         redis_cache = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis.url}}
         with override_settings(CACHES=redis_cache):
             table = Table(alice, bob)
-            for phase in ("before", "down", "after"):
-                if phase == "down":
-                    redis.stop()
-                elif phase == "after":
-                    redis.start()
+            for phase in redis.outage():
                 for _ in range(2):
                     token, body = table.next_move()
                     status, _, _ = web.post(table.url, body, token)

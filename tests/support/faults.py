@@ -89,6 +89,15 @@ class PrivateRedis:
     def stop(self) -> None:
         stop_process(self.process)
 
+    def outage(self) -> Iterator[str]:
+        """The phases of an outage, each named while it lasts: "before" (up), "down"
+        (stopped), "after" (started again, empty)."""
+        yield "before"
+        self.stop()
+        yield "down"
+        self.start()
+        yield "after"
+
     def ping(self) -> bool:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
