@@ -11,6 +11,13 @@ from manhattan_site.strict_input import StrictCharField, StrictSerializer
 
 from .scopes import SCOPES, granted_scopes
 
+# A visible character: neither a control character nor a space in either sense that meets a
+# name. ``\S`` will not do: Python (which trims the name) counts \x1c-\x1f and \x85 as space,
+# the schema's readers (ECMA-262 regular expressions) count \ufeff instead, so a name of those
+# alone was valid to one and blank to the other (docs/reliability.md, F5). One explicit class
+# means the same in both dialects, so the schema refuses exactly the names the API refuses.
+VISIBLE = r"[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+
 
 class ScopeListField(serializers.ListField):
     """Scopes as a list in JSON, stored space-separated (as OAuth writes them)."""
@@ -24,8 +31,8 @@ class ScopeListField(serializers.ListField):
 
 class TokenSerializer(StrictSerializer):
     id = serializers.IntegerField(read_only=True)
-    # Names are trimmed: one of only spaces is blank, which the pattern says too.
-    name = StrictCharField(max_length=80, validators=[RegexValidator(r"\S", "A name needs a visible character.")])
+    # Names are trimmed: one of only spaces is blank, which the pattern says too (400 invalid).
+    name = StrictCharField(max_length=80, validators=[RegexValidator(VISIBLE, "A name needs a visible character.")])
     prefix = serializers.CharField(read_only=True)
     created = serializers.DateTimeField(read_only=True)
     last_used = serializers.DateTimeField(read_only=True, allow_null=True)

@@ -20,7 +20,7 @@ Why it is safe:
   its own that no serializer of games touches, and event payloads (which hold hands and
   draws) leave the server only through ``engine.redact_events`` (``games.store``); the
   review's seed is never shown (``tests/reliability/test_secret_crawler.py`` and
-  ``tests/games/test_api_permissions.py`` crawl every answer for secrets).
+  ``tests/games/test_api_visibility.py`` crawl every answer for secrets).
 - The constraints hold the rest: one seat per index and per user, a seat is a person
   or a bot, never both; one idempotency key per user and game; one presence per page.
 """

@@ -110,27 +110,47 @@ def _get(games: QuerySet[Game], public_id: Any) -> Game:
 
 
 def get(public_id: Any) -> Game:
-    """The game with its seats, without its state (lobby pages, summaries)."""
+    """The game with its seats prefetched (``game.seats.all()`` reads them from
+    memory), without its state: lobby pages, summaries, the services that take a game."""
     return _get(with_seats(Game.objects.all()), public_id)
 
 
 def load(public_id: Any, *, lock: bool = False, upto: int | None = None, fold: bool = True) -> LoadedGame:
     """The game, its seats and its state after event ``upto`` (by default its last).
 
+    The game and its seats (with their players) are one statement, read from
+    the seats' side: ``loaded.seats`` is the table, and ``game.seats`` is not
+    filled (pass the seats on, e.g. ``visibility.may_see(..., seats=...)``).
     With ``lock`` the game row stays locked until the transaction ends (only
     that row: its secret, read with it, may not exist yet), and the state is
     the one every writer must start from: the log is checked to end at the
     game's version.
     """
-    games = with_seats(Game.objects.all())
-    if lock:
-        games = games.select_for_update(of=("self",)).select_related("secret")
-    return loaded(_get(games, public_id), upto=upto, fold=fold)
+    return loaded(_table(public_id, lock=lock), upto=upto, fold=fold)
 
 
-def loaded(game: Game, *, upto: int | None = None, fold: bool = True) -> LoadedGame:
-    """``load`` for a game already read with its seats (``get``): its state after event ``upto``."""
-    seats = list(game.seats.all())
+def _table(public_id: Any, *, lock: bool) -> LoadedGame:
+    """The game with this public id and its seats, in one statement; no state.
+    Every game has its seats from its creation on, so no seat is no game."""
+    try:
+        seats = Seat.objects.filter(game__public_id=public_id).select_related("game", "user")
+        if lock:
+            seats = seats.select_for_update(of=("game",)).select_related("game__secret")
+        table = list(seats)  # ordered by the seat's own columns (Seat.Meta): no join to sort
+    except (ValueError, TypeError, ValidationError) as error:
+        raise not_found() from error
+    if not table:
+        raise not_found()
+    game = table[0].game
+    for seat in table:
+        seat.game = game  # one game for the table, not one copy per row
+    return LoadedGame(game, table, None)
+
+
+def loaded(table: LoadedGame, *, upto: int | None = None, fold: bool = True) -> LoadedGame:
+    """``table`` (a game with its seats, no state yet: ``load(fold=False)``) with
+    its state after event ``upto``."""
+    game, seats = table.game, table.seats
     version = game.version if upto is None else min(upto, game.version)
     if not fold or version < 1:
         return LoadedGame(game, seats, None)

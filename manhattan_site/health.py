@@ -8,6 +8,10 @@ does not need to answer but the operator needs to know: the Celery workers' and
 beat's last heartbeat, and the age of the oldest pending email and webhook. A dead
 worker must not take the site off the load balancer; it shows here, in the admin
 (``/admin/operations/``) and in the metrics.
+
+``warnings`` names what works worse than configured while the site still serves: today
+``reviews_without_bots_worker``, post-game reviews on (``GAME_REVIEW``) but no worker of
+the bots queue alive, so reviews wait and game-over emails go without the review's link.
 """
 
 from __future__ import annotations
@@ -104,6 +108,9 @@ def operator_checks() -> dict[str, Any]:
         },
         "beat": {"ok": any(now - beat["at"] < fresh for beat in beats)},
     }
+    if settings.GAME_REVIEW != "off":
+        bots = heartbeats.serving("bots")
+        checks["reviews"] = {"ok": bool(bots), "policy": settings.GAME_REVIEW, "bots_workers": bots}
     try:
         ages = oldest_pending_age_seconds()
     except DatabaseError:
@@ -124,5 +131,11 @@ def readyz(request: HttpRequest) -> JsonResponse:
         required["migrations"] = check_migrations()
     ready = all(check["ok"] for check in required.values())
     informative = operator_checks() if required["database"]["ok"] else {}
-    body = {"status": "ok" if ready else "unavailable", "checks": required, "operations": informative}
+    warnings = ["reviews_without_bots_worker"] if not informative.get("reviews", {"ok": True})["ok"] else []
+    body = {
+        "status": "ok" if ready else "unavailable",
+        "checks": required,
+        "operations": informative,
+        "warnings": warnings,
+    }
     return JsonResponse(body, status=200 if ready else 503)

@@ -3,8 +3,10 @@
 Each worker's main process and the beat process write their name and the time into
 the shared cache (Redis in production) every ``HEARTBEAT_SECONDS``, from a thread of
 their own (manhattan_site/celery.py starts it). ``/readyz``, ``/metrics`` and the
-admin's operations page read them. Without Redis the cache is per process and the
-heartbeats are not seen across processes: development only.
+admin's operations page read them, and so does the game-over email, which waits for the
+post-game review only while a worker consuming the bots queue is alive (``serving``).
+Without Redis the cache is per process and the heartbeats are not seen across processes:
+development only (there the web process sees no worker at all).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -58,3 +60,15 @@ def start(kind: str, name: str | None = None, **details: Any) -> threading.Event
 
     threading.Thread(target=run, name=f"heartbeat-{kind}", daemon=True).start()
     return stop
+
+
+def serving(queue: str) -> list[str]:
+    """The workers consuming ``queue`` that were seen in the last ``HEARTBEAT_STALE_SECONDS``
+    (none when the cache cannot be read): the shared cache is the truth, whichever process asks."""
+    fresh = timedelta(seconds=settings.HEARTBEAT_STALE_SECONDS)
+    now = timezone.now()
+    return sorted(
+        name
+        for name, beat in last_seen().items()
+        if beat["kind"] == "worker" and queue in beat.get("queues", ()) and now - beat["at"] < fresh
+    )

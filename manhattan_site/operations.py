@@ -65,5 +65,6 @@ def operations_view(request: HttpRequest) -> HttpResponse:
         "disabled_endpoints": Endpoint.objects.filter(enabled=False).order_by("-disabled_at")[:50],
         "clocks": games_without_a_running_clock(),
         "stale_seconds": settings.HEARTBEAT_STALE_SECONDS,
+        "reviews_without_bots_worker": settings.GAME_REVIEW != "off" and not heartbeats.serving("bots"),
     }
     return TemplateResponse(request, "admin/operations.html", context)

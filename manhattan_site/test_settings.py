@@ -19,7 +19,7 @@ BOT_SEARCH_ITERATIONS = 24
 REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = ["rest_framework.renderers.JSONRenderer"]  # noqa: F405
 
 # No pool inside the test process: tests race threads that each hold a connection on
-# purpose (tests/concurrent.py), more than a pool would hand out. Servers started by
+# purpose (tests/support/concurrency.py), more than a pool would hand out. Servers started by
 # tests run the real settings, pool included (tests/test_database_connections.py).
 DATABASES["default"].get("OPTIONS", {}).pop("pool", None)  # noqa: F405
 

@@ -69,7 +69,8 @@ def write_game_emails(sender: Any, *, appended: Appended, **kwargs: Any) -> None
     absent = to_act in humans and humans[to_act].absent_since is not None  # the bot plays their turns
     if to_act is not None and to_act != acting_seat and to_act in humans and not started and not absent:
         rows.append(_email(Kind.YOUR_TURN, humans[to_act], last_seq, {"seq": last_seq}))
-    rows = [row for row in rows if visibility.may_see(loaded.game, row.user)]  # the one rule, asked here too
+    # The one rule, asked here too.
+    rows = [row for row in rows if visibility.may_see(loaded.game, row.user, seats=loaded.seats)]
     if any(row.kind == Kind.GAME_OVER for row in rows) and review_mail.waits_for_review(loaded.game, loaded.seats):
         # The game-over email waits (boundedly) for the review, to link to it.
         review_mail.hold([row for row in rows if row.kind == Kind.GAME_OVER], appended.now)

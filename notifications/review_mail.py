@@ -9,7 +9,10 @@ long game, docs/bots.md), so the email waits for it, for a bounded time:
   link and handed to the workers at once;
 - when the review fails (``review_failed``) it is handed to them at once without it;
 - if neither comes in time (a worker died, the queue is long), the outbox's sweep sends
-  it when it falls due, without the link.
+  it when it falls due, without the link;
+- when no worker of the bots queue is alive (no fresh heartbeat in the shared cache,
+  ``manhattan_site.heartbeats.serving``) it is not held at all: it goes at once, without
+  the link, rather than late for a review nobody is making (``/readyz`` warns of it too).
 
 A held email is released by a conditional UPDATE that a worker's claim excludes, so it is
 sent once, with the link or without it, never twice.
@@ -17,6 +20,7 @@ sent once, with the link or without it, never twice.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -29,14 +33,23 @@ from django.utils import timezone
 from games.models import Game, GameReview, Seat
 from games.services import review
 from games.signals import review_failed, review_ready
+from manhattan_site import heartbeats
 
 from . import outbox
 from .models import Kind, Notification
 
+logger = logging.getLogger(__name__)
+
 
 def waits_for_review(game: Game, seats: Sequence[Seat]) -> bool:
-    """Whether the finished game's emails wait for its review (the deployment reviews it)."""
-    return review.wanted(game, seats)
+    """Whether the finished game's emails wait for its review: the deployment reviews it,
+    and a worker of the bots queue is alive to make it."""
+    if not review.wanted(game, seats):
+        return False
+    if not heartbeats.serving("bots"):
+        logger.warning("no worker of the bots queue is alive: game %s's game-over email goes now", game.public_id)
+        return False
+    return True
 
 
 def hold(rows: list[Notification], now: datetime) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -61,6 +62,20 @@ def bob(make_user: Callable[..., User]) -> User:
 @pytest.fixture
 def stranger(make_user: Callable[..., User]) -> User:
     return make_user("stranger@example.com")
+
+
+@pytest.fixture
+def operator(make_user: Callable[..., User]) -> User:
+    """A staff member with every permission: who runs the admin."""
+    return make_user("operator@example.com", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def admin(operator: User) -> Client:
+    """A browser signed in to the admin as the operator."""
+    client = Client()
+    client.force_login(operator)
+    return client
 
 
 @pytest.fixture

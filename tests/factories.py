@@ -7,13 +7,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.utils import timezone
 
 from accounts.models import User
 from games import engine, services, store
 from games.engine.bots import greedy_bot, random_bot
-from games.models import Game
+from games.models import Game, GameReview
 from games.services import play
 from webhooks.models import Delivery, Endpoint
 
@@ -40,6 +41,39 @@ def two_player_game(
     if public:
         Game.objects.filter(pk=game.pk).update(public=True)
     game.refresh_from_db()  # the last seat taken: it started by itself
+    return game
+
+
+def resigned_game(alice: User, bob: User, captured: Any) -> Game:
+    """Alice and bob's game, over because bob resigned, with what waited for the commit run
+    (``captured``: pytest-django's ``django_capture_on_commit_callbacks``)."""
+    game = two_player_game(alice, bob)
+    with captured(execute=True):
+        resign(game, bob)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    return game
+
+
+def open_game(creator: User, *, players: int = 2) -> Game:
+    """``creator``'s new game in the lobby: her seat and open seats anyone may take."""
+    seats = [services.SeatSpec("me")] + [services.SeatSpec("open")] * (players - 1)
+    return services.create_game(creator=creator, options={"players": players}, seats=seats)
+
+
+def invitation(creator: User, invitee: User) -> Game:
+    """``creator``'s new two-player game: her seat and one for ``invitee``, who has not joined yet."""
+    return services.create_game(
+        creator=creator,
+        options={"players": 2},
+        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=invitee.email)],
+    )
+
+
+def watched(game: Game) -> Game:
+    """``game`` made public: anyone may watch it (a private game is its players' alone)."""
+    game.public = True
+    game.save(update_fields=["public"])
     return game
 
 
@@ -148,6 +182,19 @@ def two_player_bot_game(alice: User) -> Game:
     return game
 
 
+def two_known_marks(game: Game) -> None:
+    """Exactly two marks in the game's stored review, a mistake and a blunder, on seat 0's
+    first and last placements: a tiny search budget marks moves by chance, and a test that
+    steps through the marked moves needs two certain ones, on boards that differ."""
+    review = GameReview.objects.get(game=game)
+    moves = [dict(row, mark=None) for row in review.moves]
+    placements = [row for row in moves if row["kind"] == "placement" and row["seat"] == 0]
+    assert len(placements) >= 4
+    placements[0]["mark"], placements[-1]["mark"] = "mistake", "blunder"
+    review.moves = moves
+    review.save(update_fields=["moves"])
+
+
 def play_to_end(game: Game, alice: User) -> None:
     """Alice plays her first legal move each turn, the bot its own, to the end."""
     for _ in range(500):
@@ -160,3 +207,18 @@ def play_to_end(game: Game, alice: User) -> None:
         action = engine.enumerate_actions(engine.player_view(state, 0))[0]
         services.submit_action(game_id=game.public_id, user=alice, action=action, expected_version=game.version)
     raise AssertionError("the game did not finish")
+
+
+def legal_moves(game: Game, seat: int) -> list[engine.Action]:
+    """The seat's legal actions, resigning aside."""
+    game.refresh_from_db()
+    state = store.state_of(game)
+    assert state is not None
+    return [a for a in engine.enumerate_actions(engine.player_view(state, seat)) if not isinstance(a, engine.Resign)]
+
+
+def a_legal_move(game: Game, seat: int = 0) -> dict[str, Any]:
+    """The first of the seat's legal actions (resigning aside), as JSON."""
+    moves = legal_moves(game, seat)
+    assert moves, f"seat {seat} has nothing to do"
+    return engine.action_to_json(moves[0])

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.test import override_settings
-from django.urls import URLPattern, get_resolver, resolve, reverse
+from django.test import Client, override_settings
+from django.urls import URLPattern, get_resolver, path, resolve, reverse
 from django.utils import translation
 from django.utils.functional import Promise
 from rest_framework.test import APIClient
@@ -24,6 +24,7 @@ from games.engine.messages import RULE_MESSAGES
 from manhattan_site import urls as site_urls
 from manhattan_site.api.codes import ErrorCode, all_codes, status_for
 from manhattan_site.api.urls import api_urlpatterns, app_url_modules
+from tests.api_layer_app.pages import teapot_page
 from tests.i18n.catalogues import LANGUAGES, po_file
 from tests.support.api import codes_raised_in_product_code
 
@@ -37,7 +38,8 @@ def teapot_installed() -> Iterator[None]:
     with override_settings(INSTALLED_APPS=[*settings.INSTALLED_APPS, APP]):
         urls = types.ModuleType("teapot_site_urls")
         others = [p for p in site_urls.urlpatterns if not str(p.pattern).startswith(("api/", "^api/"))]
-        urls.urlpatterns = [*api_urlpatterns(), *others]  # type: ignore[attr-defined]
+        page = path("teapot/", teapot_page)
+        urls.urlpatterns = [*api_urlpatterns(), page, *others]  # type: ignore[attr-defined]
         with override_settings(ROOT_URLCONF=urls):
             yield
 
@@ -75,6 +77,16 @@ def test_an_apps_endpoint_and_code_are_served_by_the_layer(teapot_installed):
     assert "game_not_found" in listed
     assert client.get("/api/v1/").json()["links"]["teapot"] == "http://testserver/api/v1/teapot"
     assert client.get("/api/v1/teapot/nope").json()["code"] == "not_found"
+
+
+@pytest.mark.django_db
+def test_an_apps_page_words_its_code_as_the_code_declares(teapot_installed):
+    """What a page tells a person is declared with the code, in the app (not in
+    a table of the page's); the API keeps the refusal's own message."""
+    page = Client().get("/teapot/")
+    assert page.status_code == 418
+    assert page.content.decode() == "Only tea here, Alice."
+    assert APIClient().post("/api/v1/teapot", {}, format="json").json()["detail"] == "No coffee here."
 
 
 def test_no_apps_route_shadows_another():

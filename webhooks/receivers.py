@@ -31,15 +31,17 @@ def _rows(endpoint: Endpoint, made: list[payloads.WebhookEvent]) -> list[Deliver
 def queue_game_deliveries(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
     """Moves, turns, starts, scores and ends, to the endpoints of the players at the table."""
     loaded = appended.loaded
-    seats = {seat.user_id: seat.index for seat in loaded.seats if seat.user_id is not None}
-    if not seats:
+    players = {seat.user_id: seat for seat in loaded.seats if seat.user_id is not None}
+    if not players:
         return
     rows: list[Delivery] = []
     made: dict[int, list[payloads.WebhookEvent]] = {}
-    for endpoint in Endpoint.objects.filter(owner_id__in=seats, enabled=True).select_related("owner"):
-        if not visibility.may_see(loaded.game, endpoint.owner):  # the one rule, asked here too
+    # The owners are players at the table, read with the game: not read again here.
+    for endpoint in Endpoint.objects.filter(owner_id__in=players, enabled=True):
+        owner = players[endpoint.owner_id].user
+        if not visibility.may_see(loaded.game, owner, seats=loaded.seats):  # the one rule, asked here too
             continue
-        seat = seats[endpoint.owner_id]
+        seat = players[endpoint.owner_id].index
         if seat not in made:
             made[seat] = payloads.game_events(appended, seat=seat)
         rows += _rows(endpoint, made[seat])

@@ -29,4 +29,5 @@ def action_answer(result: ActionResult, request: Request) -> dict[str, Any]:
     rows = [{"seq": first + i, "created": created, "payload": event} for i, event in enumerate(result.events)]
     view = engine.player_view(result.state, seat).to_json()
     body = {"version": game.version, "events": as_seen_from(seat, rows), "game": game}
-    return dict(ActionResultSerializer(body, context={"request": request, "view": view}).data)
+    context = {"request": request, "view": view, "seats": result.loaded.seats}
+    return dict(ActionResultSerializer(body, context=context).data)

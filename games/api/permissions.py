@@ -7,7 +7,8 @@ every route with a ``game_id`` in its path, so a new route needs nothing:
 
 * reads (GET, HEAD, OPTIONS): ``SeesTheGame``, a default permission class,
   checked after authentication and the token's scope, before the view runs.
-  The game it read is kept for the view (``seen_game``): no second query.
+  The game it read, with its seats, is kept for the view (``seen_game``):
+  no second query.
 * writes: their services already refuse anyone who is not at the table (and
   everyone who may act may see the game), so the problem layer
   (``hidden_refusal``) turns a write's refusal into the unknown id's 404 when
@@ -25,7 +26,6 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from games import store
 from games.engine import NotationError, RuleError
 from games.errors import GameError, not_found
-from games.models import Game
 from games.services import visibility
 
 _SEEN = "_visible_game"
@@ -48,15 +48,17 @@ class SeesTheGame(BasePermission):
         game_id = getattr(view, "kwargs", {}).get("game_id")
         if game_id is None or request.method not in SAFE_METHODS:
             return True
-        game = visibility.visible_to(store.get(game_id), request.user, _key(request))
-        setattr(request, _SEEN, game)
+        table = store.load(game_id, fold=False)
+        visibility.visible_to(table.game, request.user, _key(request), seats=table.seats)
+        setattr(request, _SEEN, table)
         return True
 
 
-def seen_game(request: Any, game_id: str) -> Game:
-    """The game ``SeesTheGame`` let the caller see (read with its seats)."""
-    game = getattr(request, _SEEN, None)
-    return game if isinstance(game, Game) else store.get(game_id)
+def seen_game(request: Any, game_id: str) -> store.LoadedGame:
+    """The game ``SeesTheGame`` let the caller see, with its seats (no state:
+    ``store.loaded`` folds it)."""
+    table = getattr(request, _SEEN, None)
+    return table if isinstance(table, store.LoadedGame) else store.load(game_id, fold=False)
 
 
 def hidden_refusal(exc: Exception, context: dict[str, Any]) -> Exception:

@@ -97,7 +97,7 @@ class ReviewView(APIView):
         responses={200: ReviewSerializer, 202: ReviewProgressSerializer, 404: PROBLEM, 409: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        review = review_of(seen_game(request, game_id))
+        review = review_of(seen_game(request, game_id).game)
         if review is None or review.status == GameReview.Status.FAILED:
             raise GameError(
                 "review_not_available",

@@ -18,6 +18,13 @@ from .schema_types import document_types
 # Paths naming one of these answer 404 when it names nothing.
 NOT_FOUND_IDS = ("game_id", "token_id")
 NOT_FOUND = "There is no game (or token) with this id."
+# The seats as a whole (checked by the lobby service): one code for each way they fail the game.
+SEATS_REFUSED = (
+    "One seat per player. Refused with 422: `bad_seats` (not as many seats as `options.players`), "
+    "`creator_seated_twice` (more than one `me`), `creator_invited` (the creator's own address invited), "
+    "`duplicate_invitee` (one address invited twice; `email` says which), `no_mail_domain` (an invitee's "
+    "address has no mail domain), `unknown_bot` (with `choices`)."
+)
 
 
 def _bot_description() -> str:
@@ -84,7 +91,7 @@ def document_problems(result: dict[str, Any], generator: Any, request: Any, publ
     # drf-spectacular does not carry a list serializer's min_length/max_length over.
     seats = schemas.get("CreateGameRequest", {}).get("properties", {}).get("seats")
     if seats is not None:
-        seats.update(minItems=2, maxItems=4)
+        seats.update(minItems=2, maxItems=4, description=SEATS_REFUSED)
     for path, operations in result.get("paths", {}).items():
         if "{game_id}" in path:
             for operation in operations.values():

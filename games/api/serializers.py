@@ -189,7 +189,7 @@ class GameSummarySerializer(serializers.Serializer[Any]):
     reminder_every_hours = serializers.IntegerField()
     timeout_hours = serializers.IntegerField(allow_null=True)
     public = serializers.BooleanField(help_text="Anyone may watch it (and it is listed under /watch).")
-    seats = SeatSerializer(many=True, source="seats.all")
+    seats: serializers.Field[Any, Any, Any, Any] = SeatSerializer(many=True, source="seats.all")
     my_seat = serializers.SerializerMethodField()
     my_turn = serializers.SerializerMethodField()
 
@@ -206,7 +206,18 @@ class GameSerializer(GameSummarySerializer):
     """A game as the caller sees it: the summary and the board from their seat
     (``context["view"]``, the engine's view as JSON; null before the deal)."""
 
+    # Its seats are the ones read with it (context["seats"]): store.load reads them
+    # in the game's own statement, and that leaves game.seats unfilled.
+    seats = serializers.SerializerMethodField()
     state = serializers.SerializerMethodField()
+
+    @extend_schema_field(SeatSerializer(many=True))
+    def get_seats(self, game: Game) -> list[dict[str, Any]]:
+        return list(SeatSerializer(self.context["seats"], many=True).data)
+
+    def get_my_seat(self, game: Game) -> int | None:
+        user = self.context["request"].user
+        return next((seat.index for seat in self.context["seats"] if seat.user_id == user.pk), None)
 
     @extend_schema_field(PlayerViewSerializer(allow_null=True))
     def get_state(self, game: Game) -> dict[str, Any] | None:

@@ -84,7 +84,7 @@ class MessagesView(APIView):
         after = request.query_params.get("after", "0")
         if not (after.isascii() and after.isdigit() and len(after) < 13):
             raise GameError("bad_after", "'after' must be a whole number.")
-        loaded = store.loaded(seen_game(request, game_id), fold=False)
+        loaded = seen_game(request, game_id)
         return Response({"messages": messages_of(loaded, request, int(after))})
 
     @extend_schema(

@@ -61,7 +61,7 @@ def _context(loaded: store.LoadedGame, request: Request) -> dict[str, Any]:
     seat = loaded.seat_of(request_user(request))
     state = loaded.state
     view = engine.player_view(state, seat.index if seat else None).to_json() if state else None
-    return {"request": request, "view": view}
+    return {"request": request, "view": view, "seats": loaded.seats}
 
 
 def _etag(game: Game) -> str:
@@ -328,7 +328,7 @@ class EventsView(APIView):
         responses={200: EventsSerializer, 400: PROBLEM, 404: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        loaded = store.loaded(seen_game(request, game_id), fold=False)
+        loaded = seen_game(request, game_id)
         after_raw = request.query_params.get("after", "0")
         if not _is_small_number(after_raw):
             raise GameError("bad_after", "'after' must be a whole number.")
@@ -364,7 +364,7 @@ class RecordView(APIView):
         responses={200: RecordSerializer, 409: PROBLEM},
     )
     def get(self, request: Request, game_id: str) -> Response:
-        game = seen_game(request, game_id)
+        game = seen_game(request, game_id).game
         if game.status != Game.Status.FINISHED:
             raise GameError("game_not_finished", "A record is made only once the game is finished.")
         return Response(engine.game_record(store.event_payloads(game)))

@@ -19,7 +19,7 @@ from accounts.addresses import has_mail_domain
 from accounts.models import User
 from games import engine, store
 from games.engine import GameOptions, RuleError
-from games.engine.bots import bot_for
+from games.engine.bots import SEAT_BOTS, bot_for
 from games.errors import GameError, from_rule_error
 from games.models import Game, GameSecret, Seat
 from games.names import clean_name, generated_name
@@ -62,19 +62,26 @@ def _options(options: dict[str, Any]) -> GameOptions:
 
 
 def _check_seats(creator: User, parsed: GameOptions, seats: Sequence[SeatSpec]) -> None:
+    """Each way the seats can fail the game is its own code, so a client (and a page)
+    can tell them apart: ``bad_seats`` is left for the number of seats."""
     if len(seats) != parsed.players:
         raise GameError(
             "bad_seats", f"A {parsed.players}-player game needs exactly {parsed.players} seats; {len(seats)} given."
         )
     if sum(1 for s in seats if s.kind == "me") > 1:
-        raise GameError("bad_seats", "The creator can take only one seat.")
+        raise GameError("creator_seated_twice", "The creator can take only one seat.")
     emails = [s.email.lower() for s in seats if s.kind == "invite"]
-    if len(set(emails)) != len(emails) or creator.email.lower() in emails:
-        raise GameError("bad_seats", "Each invitee can be invited to one seat only.")
+    if creator.email.lower() in emails:
+        raise GameError("creator_invited", "The creator cannot invite their own address; take a seat of kind 'me'.")
+    if len(set(emails)) != len(emails):
+        duplicate = next(email for email in emails if emails.count(email) > 1)
+        raise GameError(
+            "duplicate_invitee", f"{duplicate} is invited to two seats; each invitee gets one.", email=duplicate
+        )
     for email in emails:
         if not has_mail_domain(email):
             raise GameError(
-                "bad_seats",
+                "no_mail_domain",
                 f"Invitations go to real email addresses: {email} has no mail domain (an IP address is not one).",
                 field="email",
             )
@@ -83,7 +90,9 @@ def _check_seats(creator: User, parsed: GameOptions, seats: Sequence[SeatSpec]) 
             try:
                 bot_for(spec.bot)
             except ValueError as error:
-                raise GameError("bad_seats", f"There is no bot called {spec.bot!r}.") from error
+                raise GameError(
+                    "unknown_bot", f"There is no bot called {spec.bot!r}.", choices=list(SEAT_BOTS)
+                ) from error
 
 
 def create_game(

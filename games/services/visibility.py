@@ -18,6 +18,7 @@ leaderboard, rating history, email and webhook asks ``may_see`` (one game) or
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core import signing
@@ -40,9 +41,14 @@ def holds_watch_key(game: Game, key: Any) -> bool:
     return isinstance(key, str) and bool(key) and constant_time_compare(key, watch_key(game))
 
 
-def is_player(game: Game, user: Any) -> bool:
+def _table(game: Game, seats: Iterable[Seat] | None) -> Iterable[Seat]:
+    """The game's seats: as read with it (``store.load``), or its prefetched ``game.seats``."""
+    return game.seats.all() if seats is None else seats
+
+
+def is_player(game: Game, user: Any, seats: Iterable[Seat] | None = None) -> bool:
     pk = getattr(user, "pk", None)
-    return pk is not None and any(seat.user_id == pk for seat in game.seats.all())
+    return pk is not None and any(seat.user_id == pk for seat in _table(game, seats))
 
 
 def is_operator(user: Any) -> bool:
@@ -53,14 +59,14 @@ def _waiting(game: Game) -> bool:
     return game.status == Game.Status.LOBBY
 
 
-def _open_to_anyone(game: Game) -> bool:
+def _open_to_anyone(game: Game, seats: Iterable[Seat] | None) -> bool:
     """A waiting game in the lobby, or with a seat for whoever has its link."""
     if not _waiting(game):
         return False
-    return game.listed or any(not seat.is_filled and not seat.invited_email for seat in game.seats.all())
+    return game.listed or any(not seat.is_filled and not seat.invited_email for seat in _table(game, seats))
 
 
-def _is_invited(game: Game, user: Any) -> bool:
+def _is_invited(game: Game, user: Any, seats: Iterable[Seat] | None) -> bool:
     """An invitation stands while its seat is empty and the game waits."""
     email = str(getattr(user, "email", "") or "").lower()
     return (
@@ -68,27 +74,28 @@ def _is_invited(game: Game, user: Any) -> bool:
         and _waiting(game)
         and any(
             seat.invited_email.lower() == email and seat.user_id is None
-            for seat in game.seats.all()
+            for seat in _table(game, seats)
             if seat.invited_email
         )
     )
 
 
-def may_see(game: Game, user: Any, key: Any = None) -> bool:
+def may_see(game: Game, user: Any, key: Any = None, *, seats: Iterable[Seat] | None = None) -> bool:
     """Whether ``user`` (maybe anonymous), holding the watch ``key`` or not,
-    may know that ``game`` exists and read its public view."""
-    if game.public or _open_to_anyone(game) or holds_watch_key(game, key):
+    may know that ``game`` exists and read its public view. ``seats``: the
+    game's, when they were read with it (``store.load``) rather than prefetched."""
+    if game.public or _open_to_anyone(game, seats) or holds_watch_key(game, key):
         return True
     if not getattr(user, "is_authenticated", False):
         return False
-    if is_player(game, user) or is_operator(user):
+    if is_player(game, user, seats) or is_operator(user):
         return True
-    return (_waiting(game) and game.creator_id == user.pk) or _is_invited(game, user)
+    return (_waiting(game) and game.creator_id == user.pk) or _is_invited(game, user, seats)
 
 
-def visible_to(game: Game, user: Any, key: Any = None) -> Game:
+def visible_to(game: Game, user: Any, key: Any = None, *, seats: Iterable[Seat] | None = None) -> Game:
     """``game`` if ``user`` may see it (``may_see``); else the unknown game's 404."""
-    if not may_see(game, user, key):
+    if not may_see(game, user, key, seats=seats):
         raise not_found()
     return game
 

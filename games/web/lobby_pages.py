@@ -23,6 +23,7 @@ from games.errors import GameError
 from games.models import Game
 from games.presentation.vocabulary import seat_name
 from games.services import open_games
+from manhattan_site.api.codes import page_text_for
 
 PACE_LABELS: dict[str, Promise] = {
     "fast": gettext_lazy("Fast: a reminder after 2 hours, a bot moves after 12 hours"),
@@ -143,16 +144,10 @@ def rematch(request: HttpRequest, game_id: str) -> HttpResponse:
     try:
         seated = open_games.rematch(game=game, user=request_user(request))
     except GameError as error:
-        messages.error(request, str(_REMATCH_ERRORS.get(error.code, error.message)))
+        messages.error(request, page_text_for(error))
         return HttpResponseRedirect(reverse("games:detail", args=[game.public_id]))
     if seated.joined:
         messages.success(request, _("You are in the rematch."))
     else:
         messages.success(request, _("The rematch is offered to the same players."))
     return HttpResponseRedirect(reverse("games:detail", args=[seated.game.public_id]))
-
-
-_REMATCH_ERRORS: dict[str, Promise] = {
-    "game_not_finished": gettext_lazy("A rematch is offered once the game is finished."),
-    "not_a_player": gettext_lazy("You have no seat in this game."),
-}

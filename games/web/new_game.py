@@ -24,6 +24,7 @@ from games.errors import GameError
 from games.levels import level_choices
 from games.models import Game
 from games.names import MAX_LENGTH
+from manhattan_site.api.codes import page_text_for
 
 SEAT_CHOICES = [
     ("invite", gettext_lazy("Invite by email")),
@@ -141,7 +142,7 @@ def new_game(request: HttpRequest) -> HttpResponse:
                 name=form.cleaned_data.get("name") or "",
             )
         except GameError as error:
-            form.add_error(None, error.message)
+            form.add_error(None, page_text_for(error))
         else:
             messages.success(request, _created_message(game, form.seat_specs()))
             return HttpResponseRedirect(reverse("games:detail", args=[game.public_id]))

@@ -20,6 +20,7 @@ from games.errors import GameError
 from games.models import Game, Seat
 from games.talk import services as talk
 from games.talk.models import MAX_LENGTH
+from manhattan_site.api.codes import page_text_for
 
 SHOWN = 50  # the latest messages on the page
 
@@ -48,18 +49,6 @@ def _back(game_id: str) -> HttpResponseRedirect:
     return HttpResponseRedirect(reverse("games:detail", args=[game_id]) + "#talk")
 
 
-def _refusal(error: GameError) -> str:
-    """Why a message was not posted, in the reader's language."""
-    texts = {
-        "message_empty": _("A message needs some text."),
-        "message_too_long": _("A message has at most %(n)s characters.") % {"n": MAX_LENGTH},
-        "too_many_messages": _("That was a lot of messages: please wait a little before the next one."),
-        "not_a_player": _("Only the players of a game write at its table."),
-        "game_abandoned": _("This game was abandoned."),
-    }
-    return texts.get(error.code, error.message)
-
-
 @login_required
 @require_POST
 def post_message(request: HttpRequest, game_id: str) -> HttpResponse:
@@ -68,7 +57,7 @@ def post_message(request: HttpRequest, game_id: str) -> HttpResponse:
     except GameError as error:
         if error.code == "game_not_found":
             raise Http404(_("There is no game with this id.")) from error
-        messages.error(request, _refusal(error))
+        messages.error(request, page_text_for(error))
     return _back(game_id)
 
 

@@ -15,9 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.auth_helpers import request_user
@@ -28,30 +26,16 @@ from games.errors import GameError, StaleVersion
 from games.models import Game
 from games.presentation import refusals
 from games.services import open_games
-from manhattan_site.api.codes import status_for
+from manhattan_site.api.codes import page_text_for, status_for
 
 from . import game_page, present
 from .forms import MoveForm, ResignForm
 
-# Service refusals people meet on these pages, in words that can be translated
-# (the services' own messages are English).
-_ERROR_TEXTS: dict[str, Promise] = {
-    "game_started": gettext_lazy("This game has already started."),
-    "already_seated": gettext_lazy("You already have a seat in this game."),
-    "no_seat": gettext_lazy("There is no seat for you in this game."),
-    "not_creator": gettext_lazy("Only the game's creator can start it."),
-    "seats_open": gettext_lazy("Every seat must be taken before the game starts."),
-    "not_invited": gettext_lazy("You have no invitation to this game."),
-    "not_a_player": gettext_lazy("You have no seat in this game."),
-    "game_lobby": gettext_lazy("This game has not started yet."),
-    "game_finished": gettext_lazy("This game is over."),
-    "game_abandoned": gettext_lazy("This game was abandoned."),
-    "undo_forbidden": gettext_lazy("Only an operator can undo a placement."),
-}
-
 
 def _error_text(error: GameError) -> str:
-    """The refusal in the reader's language, without its rule (the page shows it as a badge)."""
+    """The refusal in the reader's language, without its rule (the page shows it as a badge):
+    the engine's from its message catalogue, any other the way its code's registry entry
+    words it for a page (``manhattan_site.api.codes.page_text_for``)."""
     if error.extra.get("message_id") in refusals.TEMPLATES:
         return refusals.refusal_text(
             error.message,
@@ -59,8 +43,7 @@ def _error_text(error: GameError) -> str:
             message_id=error.extra["message_id"],
             params=error.extra.get("params"),
         )
-    known = _ERROR_TEXTS.get(error.code)
-    return str(known) if known is not None else refusals.refusal_text(error.message, rule=error.extra.get("rule") or "")
+    return page_text_for(error, default=refusals.refusal_text(error.message, rule=str(error.extra.get("rule") or "")))
 
 
 def _game_or_404(game_id: str) -> Game:

@@ -1,7 +1,9 @@
 """Watching: the public games, and a game's public view for spectators,
 live or replayed move by move (``?at=N``). No sign-in is needed for a public
 game; a private one needs a seat or its watch link (``?key=``). Hands never
-appear here: every position is ``engine.spectator_view``."""
+appear here: every position is ``engine.spectator_view``. A finished game's page
+shows the bot's review as the players' page does (a review exists only once the game
+is over, when its whole record is public)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ from games import engine, store
 from games.errors import GameError
 from games.models import Game
 from games.presentation import board, log, profile_links, table, vocabulary
+from games.presentation.review import review_context
 from games.services import watching
+from games.services.review import review_of
 
 LOG_LINES = 8
 LIVE_POLL_SECONDS = 30
@@ -105,6 +109,10 @@ def watch(request: HttpRequest, game_id: str) -> HttpResponse:
             "log": log.log_lines(engine.redact_events(recent, None), at - len(recent) + 1, names, None),
         }
     )
+    if live and game.status == Game.Status.FINISHED:
+        context.update(review_context(review_of(game), names))
+        # The review appears by itself only where the stream is open to this spectator.
+        context["review_follows"] = context["streams_served"] and request.user.is_authenticated
     return render(request, "games/watch.html", context)
 
 

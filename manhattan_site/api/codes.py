@@ -39,7 +39,11 @@ class ErrorCode:
     """One problem code. ``description`` is marked for translation (``gettext_lazy``);
     ``rules`` and ``examples`` list the rules and messages an engine refusal
     covers (shown on the code's problem page); ``title`` is the problem body's
-    title when the code in words will not do."""
+    title when the code in words will not do. ``page_text`` is what a person
+    reads when a web page meets the code: the description speaks to a client's
+    programmer ("see 'current_version'"), a page to a player ("This game is
+    over."), so a code a page can show declares both, here, where it is declared.
+    It may name the error's ``extra`` as ``%(name)s``."""
 
     code: str
     status: int
@@ -47,6 +51,7 @@ class ErrorCode:
     title: str = ""
     rules: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
+    page_text: str | Promise = ""
 
     @property
     def heading(self) -> str:
@@ -120,3 +125,18 @@ def status_for(name: str) -> int:
 def title_for(name: str) -> str:
     entry = lookup(name)
     return entry.heading if entry is not None else title_of(name)
+
+
+def page_text_for(error: ProblemError, default: str | None = None) -> str:
+    """What a web page tells a person about ``error``, in the active language:
+    its code's ``page_text`` (filled from the error's ``extra``), else
+    ``default``, else the error's own English message."""
+    fallback = error.message if default is None else default
+    entry = lookup(error.code)
+    if entry is None or not entry.page_text:
+        return fallback
+    text = str(entry.page_text)
+    try:
+        return text % error.extra if "%(" in text else text
+    except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder: the English is right
+        return fallback

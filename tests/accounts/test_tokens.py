@@ -194,6 +194,40 @@ def test_token_names_are_validated(alice, client_for, signed_in):
     assert ApiToken.objects.count() == before
 
 
+# Names with no visible character: only what Python trims but ECMA-262's \s does not count
+# (\x1c-\x1f, \x85), only what ECMA-262 counts but Python does not (\ufeff), controls, spaces.
+INVISIBLE_NAMES = ["\x1f", "\x1c\x1d\x1e", "\x85", "\ufeff", "\x01\x7f", "\u3000\u00a0 ", "\u2028\t"]
+
+
+def served_name_pattern(client: APIClient) -> str:
+    schema = client.get(f"{API}/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    return str(schema["components"]["schemas"]["TokenRequest"]["properties"]["name"]["pattern"])
+
+
+@pytest.mark.parametrize("name", INVISIBLE_NAMES, ids=ascii)
+def test_a_name_with_no_visible_character_is_refused_by_the_schema_and_the_api_alike(alice, signed_in, name):
+    """docs/reliability.md F5: such a name was valid to the schema (\\S) and blank to the API
+    (400), so a client following the schema was refused as malformed. Now the schema's
+    pattern refuses it too, and means the same to every regular-expression dialect."""
+    client = signed_in(alice)
+    pattern = served_name_pattern(client)
+    assert not re.search(r"\\[sSwWdDbB]|(?<!\\)\.", pattern), f"{pattern}: a shorthand class differs by dialect"
+    assert re.search(pattern, name) is None
+    response = client.post(f"{API}/tokens", {"name": name}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "invalid"
+    assert "name" in response.json()["errors"]
+    assert not ApiToken.objects.filter(user=alice).exists()
+
+
+@pytest.mark.parametrize("name", ["a\x1f", "\u200bx", "\u00e9", "\ud55c"], ids=ascii)
+def test_a_name_with_a_visible_character_is_allowed_by_the_schema_and_the_api_alike(alice, signed_in, name):
+    client = signed_in(alice)
+    assert re.search(served_name_pattern(client), name) is not None
+    response = client.post(f"{API}/tokens", {"name": name}, format="json")
+    assert response.status_code == 201, response.content
+
+
 def test_each_token_is_different(alice, client_for, signed_in):
     client = signed_in(alice)
     raws = {client.post(f"{API}/tokens", {"name": f"t{i}"}, format="json").json()["token"] for i in range(3)}

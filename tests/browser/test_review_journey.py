@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
 from accounts.models import User
 from games import engine, services, store
-from games.models import Game, GameReview
+from games.models import Game
 from games.tasks import review_finished_game
-from tests.support.browser import DESKTOP, PHONE, axe_violations, describe, signed_in
+from tests.factories import two_known_marks
+from tests.support.browser import DESKTOP, PHONE, at_step, axe_violations, describe, signed_in
 
 EVERY_IMPACT = ("minor", "moderate", "serious", "critical")
 
@@ -58,24 +59,6 @@ def review_in_a_worker(game: Game) -> threading.Thread:
     return worker
 
 
-def two_known_marks(game: Game) -> None:
-    """Exactly two marks, on two of alice's placements far apart: a tiny search budget
-    marks moves by chance, and the steps must show two boards that differ (as the page
-    tests make their marks certain)."""
-    review = GameReview.objects.get(game=game)
-    moves = [dict(row, mark=None) for row in review.moves]
-    placements = [row for row in moves if row["kind"] == "placement" and row["seat"] == 0]
-    assert len(placements) >= 4
-    placements[0]["mark"], placements[-1]["mark"] = "mistake", "blunder"
-    review.moves = moves
-    review.save(update_fields=["moves"])
-
-
-def step_shown(page: Page) -> tuple[str, str]:
-    step = page.get_by_test_id("review-step")
-    return step.get_attribute("data-number") or "", step.locator("svg.board").inner_html()
-
-
 def test_alice_finishes_a_game_waits_for_its_review_and_steps_through_its_marked_moves(
     server: Any, browser: Browser, settings: Any, alice: User
 ) -> None:
@@ -104,8 +87,7 @@ def test_alice_finishes_a_game_waits_for_its_review_and_steps_through_its_marked
     assert page.get_by_test_id("review-move").count() == 2
     stepper = page.get_by_test_id("review-stepper")
     assert stepper.is_visible()
-    page.locator("[data-testid=review-step][data-number='1']").wait_for()
-    first = step_shown(page)
+    first = at_step(page, 1)
     assert page.get_by_test_id("review-prev").get_attribute("aria-disabled") == "true"
     # The bot's lot and the lot played, on the board of the position before the move.
     assert page.locator("[data-testid=review-step] [data-testid=review-best]").count() == 1
@@ -114,23 +96,20 @@ def test_alice_finishes_a_game_waits_for_its_review_and_steps_through_its_marked
     # The keyboard alone: the focus on "next", Enter, then the arrow keys.
     page.get_by_test_id("review-next").focus()
     page.keyboard.press("Enter")
-    page.locator("[data-testid=review-step][data-number='2']").wait_for()
-    second = step_shown(page)
+    second = at_step(page, 2)
     assert second[1] != first[1], "the board is drawn anew at the next marked move"
     assert page.evaluate("document.activeElement.dataset.testid") == "review-next"
     assert page.get_by_test_id("review-next").get_attribute("aria-disabled") == "true"
     assert "2" in page.get_by_test_id("review-step-status").inner_text()
     page.keyboard.press("ArrowLeft")
-    page.locator("[data-testid=review-step][data-number='1']").wait_for()
-    assert step_shown(page) == first
+    assert at_step(page, 1) == first
     page.keyboard.press("ArrowRight")
-    page.locator("[data-testid=review-step][data-number='2']").wait_for()
-    assert step_shown(page) == second
+    assert at_step(page, 2) == second
 
     violations = axe_violations(page, EVERY_IMPACT)
     assert not violations, describe(violations)
     phone = signed_in(browser, server.url, alice, PHONE, bypass_csp=True).new_page()
     phone.goto(f"{server.url}/games/{game.public_id}/")
-    phone.locator("[data-testid=review-step][data-number='1']").wait_for()
+    at_step(phone, 1)
     violations = axe_violations(phone, EVERY_IMPACT)
     assert not violations, "on a phone: " + describe(violations)

@@ -32,6 +32,7 @@ from games.engine.rules import Placement, legal_placements
 from games.engine.state import PLACEMENT, SELECTION, Board, Building, GameState, lot_index
 
 RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
+ALL_COLOURS = (RED, BLUE, GREEN, YELLOW)
 S, W, N, E = 0, 1, 2, 3
 CENTRE = 4
 """The centre card names the centre lot from every side."""
@@ -172,6 +173,11 @@ def tower(*pieces: tuple[int, int]) -> Building:
     for colour, size in pieces[1:]:
         building = building.add(colour, size)
     return building
+
+
+def one(colour: int, size: int = 1) -> Building:
+    """A building of one piece."""
+    return tower((colour, size))
 
 
 def empty_board() -> list[Building | None]:

@@ -27,6 +27,7 @@ from games.engine import (
     spectator_view,
 )
 from games.engine.simulate import play_game
+from tests.support.invariants import keys_in
 
 COLOURS = ("red", "blue", "green", "yellow")
 
@@ -62,18 +63,6 @@ class Game:
         assert seat is not None
         actions = [a for a in enumerate_actions(player_view(self.state, seat)) if isinstance(a, PlacePiece)]
         return self.act(seat, actions[0])
-
-
-def keys_in(value: Any) -> set[str]:
-    found: set[str] = set()
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found.add(str(key))
-            found |= keys_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            found |= keys_in(item)
-    return found
 
 
 # --- player_view / spectator_view ---------------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from tests.support.api import signed_in as session_client
 
 
 @pytest.fixture
@@ -30,6 +31,18 @@ def signed_in() -> Callable[[User], APIClient]:
     def make(user: User) -> APIClient:
         client = APIClient()
         client.force_login(user)
+        client.raise_request_exception = False
+        return client
+
+    return make
+
+
+@pytest.fixture(params=["token", "session"])
+def auth(request: pytest.FixtureRequest, client_for: Callable[[User | None], APIClient]) -> Callable[[User], APIClient]:
+    """A client for a user, signed in by API token or by session: each test runs both ways."""
+
+    def make(user: User) -> APIClient:
+        client = client_for(user) if request.param == "token" else session_client(user)
         client.raise_request_exception = False
         return client
 

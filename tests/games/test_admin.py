@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,20 +15,10 @@ from django.test import Client
 from accounts.models import User
 from games import engine, services, store
 from games.models import Game, GameEvent
+from tests.factories import open_game
+from tests.support.api import event_count
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def operator(make_user: Callable[..., User]) -> User:
-    return make_user("operator@example.com", is_staff=True, is_superuser=True)
-
-
-@pytest.fixture
-def admin(operator: User) -> Client:
-    client = Client()
-    client.force_login(operator)
-    return client
 
 
 # The admin's own pages hold icon SVGs: the board is the one with this label.
@@ -42,10 +31,6 @@ def change_url(game: Game) -> str:
 
 def messages_of(response: Any) -> list[str]:
     return [str(m) for m in get_messages(response.wsgi_request)]
-
-
-def event_count(game: Game) -> int:
-    return GameEvent.objects.filter(game=game).count()
 
 
 def act(game: Game, user: User, action: engine.Action) -> None:
@@ -80,9 +65,7 @@ def play_to_first_placement(game: Game, users: dict[int, User]) -> None:
 
 
 def test_changelist_search_and_status_filter(admin, alice, bob, stranger, started_game):
-    lobby = services.create_game(
-        creator=stranger, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    lobby = open_game(stranger)
     everything = admin.get("/admin/games/game/")
     assert everything.status_code == 200
     page = everything.content.decode()
@@ -163,9 +146,7 @@ def test_change_page_draws_the_board_at_its_real_size_and_counts_seats_from_one(
 
 
 def test_change_page_of_a_lobby_game(admin, alice):
-    game = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    game = open_game(alice)
     response = admin.get(change_url(game))
     assert response.status_code == 200
     assert "Not dealt yet." in response.content.decode()
@@ -197,9 +178,7 @@ def test_change_page_of_a_finished_game(admin, alice, bot_game):
 
 
 def test_abandon_action(admin, alice, started_game):
-    lobby = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    lobby = open_game(alice)
     events = event_count(started_game)
     response = admin.post(
         "/admin/games/game/",
@@ -287,9 +266,7 @@ def test_undo_when_nothing_is_undoable(admin, started_game):
 
 
 def test_undo_in_a_game_that_is_not_active(admin, alice):
-    game = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    game = open_game(alice)
     response = admin.post(undo_url(game), {"reason": "why not"})
     assert response.status_code == 200
     assert any("waiting for players" in m for m in messages_of(response))
@@ -340,9 +317,7 @@ def test_replay_clamps_n(admin, started_game, n, shown):
 
 
 def test_replay_of_a_lobby_game(admin, alice):
-    game = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    game = open_game(alice)
     response = admin.get(replay_url(game))
     assert response.status_code == 200
     assert "has not been dealt yet" in response.content.decode()
@@ -361,7 +336,5 @@ def test_seats_of_a_game_being_played_are_read_only_and_labelled_from_one(admin,
 
 
 def test_seats_of_a_game_in_the_lobby_can_still_be_edited(admin, alice):
-    game = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    game = open_game(alice)
     assert 'name="seats-1-invited_email"' in admin.get(change_url(game)).content.decode()

@@ -16,14 +16,12 @@ from rest_framework.test import APIClient
 
 from games import engine, services
 from games.models import Game, GameEvent, IdempotencyKey
+from tests.factories import open_game, play_to_end, two_player_game
+from tests.support.api import event_count, legal_body
 
 pytestmark = pytest.mark.django_db
 
 API = "/api/v1"
-
-
-def event_count(game: Game) -> int:
-    return GameEvent.objects.filter(game=game).count()
 
 
 def payloads(game: Game) -> list[dict[str, Any]]:
@@ -35,39 +33,8 @@ def as_json(data: Any) -> Any:
     return json.loads(json.dumps(data))
 
 
-def select_body(client: APIClient, game: Game) -> dict[str, Any]:
-    legal = client.get(f"{API}/games/{game.public_id}/legal-actions").json()
-    choice = legal["selection"]
-    pieces = [int(s) for s, n in choice["reserve"].items() for _ in range(n)][: choice["count"]]
-    return {"action": {"type": "select", "pieces": pieces}, "expected_version": legal["version"]}
-
-
 def post(client: APIClient, game: Game, body: Any, **headers: Any) -> Any:
     return client.post(f"{API}/games/{game.public_id}/actions", body, format="json", **headers)
-
-
-def play_bot_game_over_http(client: APIClient, game: Game) -> None:
-    """Alice's moves over the API, the bots' by the service, to the end."""
-    for _ in range(400):
-        services.play_bot_turns(game_id=game.public_id)
-        game.refresh_from_db()
-        if game.status == Game.Status.FINISHED:
-            return
-        legal = client.get(f"{API}/games/{game.public_id}/legal-actions").json()
-        assert legal["my_turn"], legal
-        if legal["selection"]:
-            reserve = legal["selection"]["reserve"]
-            pieces = [int(s) for s, n in reserve.items() for _ in range(n)][: legal["selection"]["count"]]
-            action: Any = {"type": "select", "pieces": pieces}
-        else:
-            first = legal["placements"][0]
-            option = first["options"][0]
-            action = f"card {first['card']} city {option['city']} size {option['size']}"
-            if "colour" in option:
-                action += f" {option['colour']}"
-        response = post(client, game, {"action": action}, HTTP_IF_MATCH=f'"{legal["version"]}"')
-        assert response.status_code == 200, response.content
-    raise AssertionError("the game did not finish")
 
 
 # --- Idempotency-Key ------------------------------------------------------------------------
@@ -75,7 +42,7 @@ def play_bot_game_over_http(client: APIClient, game: Game) -> None:
 
 def test_same_key_and_body_replays_the_stored_response(api, alice, started_game):
     client = api(alice)
-    body = select_body(client, started_game)
+    body = legal_body(client, started_game)
 
     first = post(client, started_game, body, HTTP_IDEMPOTENCY_KEY="move-1")
     assert first.status_code == 200, first.content
@@ -95,13 +62,13 @@ def test_same_key_and_body_replays_the_stored_response(api, alice, started_game)
 
 def test_a_retry_after_the_game_moved_on_still_gets_the_stored_response(api, alice, bob, started_game):
     clients = {0: api(alice), 1: api(bob)}
-    body = select_body(clients[0], started_game)
+    body = legal_body(clients[0], started_game)
     first = post(clients[0], started_game, body, HTTP_IDEMPOTENCY_KEY="slow-network")
     assert first.status_code == 200, first.content
     # Someone moves on before alice's retry arrives.
     started_game.refresh_from_db()
     mover = clients[started_game.to_act_seat]
-    assert post(mover, started_game, select_body(mover, started_game)).status_code == 200
+    assert post(mover, started_game, legal_body(mover, started_game)).status_code == 200
     events = event_count(started_game)
 
     retry = post(clients[0], started_game, body, HTTP_IDEMPOTENCY_KEY="slow-network")
@@ -112,7 +79,7 @@ def test_a_retry_after_the_game_moved_on_still_gets_the_stored_response(api, ali
 
 def test_same_key_with_another_body_is_refused(api, alice, started_game):
     client = api(alice)
-    body = select_body(client, started_game)
+    body = legal_body(client, started_game)
     assert post(client, started_game, body, HTTP_IDEMPOTENCY_KEY="k").status_code == 200
     events = event_count(started_game)
     started_game.refresh_from_db()
@@ -127,7 +94,7 @@ def test_same_key_with_another_body_is_refused(api, alice, started_game):
 
 def test_different_keys_are_processed_separately(api, alice, started_game):
     client = api(alice)
-    body = select_body(client, started_game)
+    body = legal_body(client, started_game)
     assert post(client, started_game, body, HTTP_IDEMPOTENCY_KEY="a").status_code == 200
     events = event_count(started_game)
 
@@ -138,7 +105,7 @@ def test_different_keys_are_processed_separately(api, alice, started_game):
     assert event_count(started_game) == events
     # A refused request stores nothing: key "b" is still free for a good request.
     # Alice selects for her second colour now.
-    fresh = select_body(client, started_game)
+    fresh = legal_body(client, started_game)
     assert fresh["expected_version"] == body["expected_version"] + 1
     done = post(client, started_game, fresh, HTTP_IDEMPOTENCY_KEY="b")
     assert done.status_code == 200, done.content
@@ -150,14 +117,14 @@ def test_different_keys_are_processed_separately(api, alice, started_game):
 def test_a_key_is_scoped_to_its_user(api, alice, bob, started_game):
     clients = {0: api(alice), 1: api(bob)}
     # Alice selects for both her colours, the first time with the key "shared".
-    first = post(clients[0], started_game, select_body(clients[0], started_game), HTTP_IDEMPOTENCY_KEY="shared")
+    first = post(clients[0], started_game, legal_body(clients[0], started_game), HTTP_IDEMPOTENCY_KEY="shared")
     assert first.status_code == 200
-    assert post(clients[0], started_game, select_body(clients[0], started_game)).status_code == 200
+    assert post(clients[0], started_game, legal_body(clients[0], started_game)).status_code == 200
     started_game.refresh_from_db()
     assert started_game.to_act_seat == 1
     events = event_count(started_game)
     # Bob's request with the same key value is his own, not a replay of alice's.
-    response = post(clients[1], started_game, select_body(clients[1], started_game), HTTP_IDEMPOTENCY_KEY="shared")
+    response = post(clients[1], started_game, legal_body(clients[1], started_game), HTTP_IDEMPOTENCY_KEY="shared")
     assert response.status_code == 200, response.content
     assert response.json()["game"]["my_seat"] == 1
     assert response.json() != first.json()
@@ -166,15 +133,10 @@ def test_a_key_is_scoped_to_its_user(api, alice, bob, started_game):
 
 
 def test_a_key_is_scoped_to_its_game(api, alice, bob, started_game):
-    other = services.create_game(
-        creator=alice,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=bob.email)],
-    )
-    services.join_game(game=other, user=bob)
+    other = two_player_game(alice, bob)
     client = api(alice)
-    first = post(client, started_game, select_body(client, started_game), HTTP_IDEMPOTENCY_KEY="same")
-    second = post(client, other, select_body(client, other), HTTP_IDEMPOTENCY_KEY="same")
+    first = post(client, started_game, legal_body(client, started_game), HTTP_IDEMPOTENCY_KEY="same")
+    second = post(client, other, legal_body(client, other), HTTP_IDEMPOTENCY_KEY="same")
     assert first.status_code == second.status_code == 200
     assert first.json()["game"]["id"] == str(started_game.public_id)
     assert second.json()["game"]["id"] == str(other.public_id)
@@ -183,7 +145,7 @@ def test_a_key_is_scoped_to_its_game(api, alice, bob, started_game):
 
 def test_without_a_key_a_repeat_is_just_stale(api, alice, started_game):
     client = api(alice)
-    body = select_body(client, started_game)
+    body = legal_body(client, started_game)
     assert post(client, started_game, body).status_code == 200
     events = event_count(started_game)
     again = post(client, started_game, body)
@@ -209,7 +171,7 @@ def test_etag_and_if_none_match(api, alice, started_game):
 
     assert client.get(url, HTTP_IF_NONE_MATCH='"0"').status_code == 200
 
-    acted = post(client, started_game, select_body(client, started_game))
+    acted = post(client, started_game, legal_body(client, started_game))
     assert acted.status_code == 200
     started_game.refresh_from_db()
     assert acted["ETag"] == f'"{started_game.version}"'
@@ -233,11 +195,11 @@ def test_a_304_carries_the_vary_of_the_200(api, alice, started_game):
 
 def test_the_actions_etag_is_the_next_if_match(api, alice, started_game):
     client = api(alice)
-    acted = post(client, started_game, select_body(client, started_game))
+    acted = post(client, started_game, legal_body(client, started_game))
     assert acted.status_code == 200
     started_game.refresh_from_db()
     assert started_game.to_act_seat == 0  # alice selects for her second colour
-    body = select_body(client, started_game)
+    body = legal_body(client, started_game)
     del body["expected_version"]
     again = post(client, started_game, body, HTTP_IF_MATCH=acted["ETag"])
     assert again.status_code == 200, again.content
@@ -246,9 +208,7 @@ def test_the_actions_etag_is_the_next_if_match(api, alice, started_game):
 def test_etag_changes_when_someone_joins_a_lobby_game(api, alice, bob):
     """A lobby game's ETag is built from its ``updated`` time, but joining
     does not save the game: the ETag must still change when a seat is taken."""
-    game = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    game = open_game(alice)
     client = api(alice)
     url = f"{API}/games/{game.public_id}"
     before = client.get(url)
@@ -279,9 +239,7 @@ def test_etag_changes_when_a_game_is_abandoned(api, alice, make_user, started_ga
 
 
 def test_status_and_my_turn_filters(api, alice, bob, make_user, started_game):
-    lobby = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    lobby = open_game(alice)
     gone = services.create_game(
         creator=bob,
         options={"players": 2, "start_player": 1},
@@ -325,7 +283,7 @@ def test_events_after_pages_through_the_log(api, alice, bot_game):
     client = api(alice)
     url = f"{API}/games/{bot_game.public_id}/events"
     services.play_bot_turns(game_id=bot_game.public_id)
-    assert post(client, bot_game, select_body(client, bot_game)).status_code == 200
+    assert post(client, bot_game, legal_body(client, bot_game)).status_code == 200
     services.play_bot_turns(game_id=bot_game.public_id)
     bot_game.refresh_from_db()
     version = bot_game.version
@@ -355,7 +313,7 @@ def test_events_after_pages_through_the_log(api, alice, bot_game):
 
 def test_states_are_the_public_replay_of_the_log(api, alice, bob, started_game):
     client = api(alice)
-    assert post(client, started_game, select_body(client, started_game)).status_code == 200
+    assert post(client, started_game, legal_body(client, started_game)).status_code == 200
     started_game.refresh_from_db()
     log = payloads(started_game)
     for n in range(1, started_game.version + 1):
@@ -371,7 +329,7 @@ def test_states_are_the_public_replay_of_the_log(api, alice, bob, started_game):
 
 def test_record_of_a_finished_game_is_the_engines_record(api, alice, bot_game):
     client = api(alice)
-    play_bot_game_over_http(client, bot_game)
+    play_to_end(bot_game, alice)
     bot_game.refresh_from_db()
     assert bot_game.status == Game.Status.FINISHED
 

@@ -4,20 +4,12 @@ lobby, or seat bots and start it; ratings and results are there to read."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from games.models import Game
 from games.services import open_games
 from tests.factories import resign, two_player_game
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def admin(make_user) -> Client:
-    client = Client()
-    client.force_login(make_user("operator@example.com", is_staff=True, is_superuser=True))
-    return client
 
 
 def test_operators_see_the_open_games(admin, alice, bob, lobby_game):

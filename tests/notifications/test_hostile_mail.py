@@ -14,14 +14,12 @@ from email.message import EmailMessage
 import pytest
 from django.conf import settings
 
-from games import engine, store
+from games import engine
 from games.models import GameEvent
 from games.talk.models import TableMessage
-from notifications import emails
 from notifications.inbound import screening
-from notifications.models import InboundRefusal, Kind, Reply
-from tests.factories import placement_turn_of
-from tests.support.mail import latest
+from notifications.models import InboundRefusal, Reply
+from tests.support.mail import your_turn_by_email
 from tests.support.waiting import within
 
 pytestmark = [
@@ -33,15 +31,9 @@ WEBHOOK = "/inbound/sendgrid/inbound/"
 @pytest.fixture
 def turn(started_game):
     """Alice is to place a piece: her reply address, and two different legal moves."""
-    placement_turn_of(started_game, 0)
-    notification = latest(Kind.YOUR_TURN, seat=0)
-    address = str(emails.build_message(notification).reply_to[0])
-    state = store.state_of(started_game)
-    placements = engine.legal_actions(engine.player_view(state, 0)).placements
-    moves = [
-        engine.PlacePiece(card=p.card, city=p.city, size=p.size, colour=p.colour)
-        for p in (placements[0], placements[-1])
-    ]
+    _, address, first = your_turn_by_email(started_game, 0)
+    _, _, last = your_turn_by_email(started_game, -1)
+    moves = [first, last]
     assert moves[0] != moves[1]
     return started_game, address, moves
 

@@ -45,7 +45,7 @@ def invite(alice, email):
 def test_an_ip_literal_is_refused_at_game_creation(alice):
     with pytest.raises(GameError) as refused:
         invite(alice, "carol@[127.0.0.1]")
-    assert refused.value.code == "bad_seats"
+    assert refused.value.code == "no_mail_domain"
     assert "mail domain" in refused.value.message
     assert not Notification.objects.exists()
 

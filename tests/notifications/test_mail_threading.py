@@ -12,7 +12,7 @@ import pytest
 from games import services
 from notifications import emails
 from notifications.models import Kind, Notification
-from tests.factories import play_until
+from tests.factories import open_game, play_until
 
 pytestmark = [pytest.mark.django_db]
 
@@ -31,9 +31,7 @@ def test_all_the_emails_of_a_game_are_one_conversation_and_another_game_is_anoth
     assert all(headers(n)["References"] == root for n in mine)
     assert root not in {n.message_id for n in Notification.objects.all()}, "the root is no email's own id"
 
-    other = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    other = open_game(alice)
     services.join_game(game=other, user=bob)
     started = Notification.objects.filter(game=other, kind=Kind.GAME_STARTED).first()
     assert started is not None

@@ -9,16 +9,15 @@ import re
 import pytest
 from anymail.inbound import AnymailInboundMessage
 
-from games import engine, store
+from games import engine
 from games.models import GameEvent
 from notifications import emails
 from notifications.inbound.body import move_line
 from notifications.inbound.html_text import html_to_text
 from notifications.models import Kind
 from notifications.replies import handle_inbound
-from tests.factories import placement_turn_of
 from tests.notifications import mail_samples
-from tests.support.mail import latest, parts
+from tests.support.mail import parts, your_turn_by_email
 
 pytestmark = [pytest.mark.django_db]
 
@@ -26,12 +25,7 @@ pytestmark = [pytest.mark.django_db]
 @pytest.fixture
 def turn(started_game):
     """Alice is to place a piece: her "your turn" email, its reply address, and a legal move."""
-    placement_turn_of(started_game, 0)
-    notification = latest(Kind.YOUR_TURN, seat=0)
-    address = str(emails.build_message(notification).reply_to[0])
-    state = store.state_of(started_game)
-    placement = engine.legal_actions(engine.player_view(state, 0)).placements[-1]
-    action = engine.PlacePiece(card=placement.card, city=placement.city, size=placement.size, colour=placement.colour)
+    notification, address, action = your_turn_by_email(started_game, -1)
     return started_game, notification, address, action
 
 

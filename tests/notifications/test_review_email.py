@@ -7,10 +7,7 @@ MIME message the worker handed to the mail backend."""
 
 from __future__ import annotations
 
-import email
 from datetime import timedelta
-from email.message import EmailMessage
-from email.policy import default
 from typing import Any
 
 import pytest
@@ -19,12 +16,13 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Game
 from games.tasks import review_finished_game
+from manhattan_site import heartbeats
 from notifications import outbox
 from notifications.models import Kind, Notification
 from notifications.tasks import deliver_notifications
-from tests.factories import resign, two_player_game
+from tests.factories import resigned_game
+from tests.support.mail import bodies, game_over_email
 
 pytestmark = pytest.mark.django_db
 
@@ -36,38 +34,15 @@ def _reviewed(settings: Any) -> None:
     settings.GAME_REVIEW = "all"
     settings.GAME_REVIEW_ITERATIONS = 2
     settings.GAME_REVIEW_EMAIL_WAIT_SECONDS = 600
-
-
-def finished(alice: User, bob: User, captured: Any) -> Game:
-    game = two_player_game(alice, bob)
-    alice.refresh_from_db()
-    with captured(execute=True):
-        resign(game, bob)
-    game.refresh_from_db()
-    assert game.status == Game.Status.FINISHED
-    return game
-
-
-def sent(user: User) -> EmailMessage:
-    """The one game-over email the worker sent to ``user``, parsed from its bytes."""
-    over = Notification.objects.get(kind=Kind.GAME_OVER, user=user)
-    [message] = [m for m in mail.outbox if m.extra_headers.get("Message-ID") == over.message_id]
-    parsed = email.message_from_bytes(message.message().as_bytes(), policy=default)
-    assert isinstance(parsed, EmailMessage)
-    return parsed
-
-
-def bodies(message: EmailMessage) -> tuple[str, str]:
-    text, markup = message.get_body(("plain",)), message.get_body(("html",))
-    assert text is not None
-    assert markup is not None
-    return text.get_content(), markup.get_content()
+    # A worker to make the review, alive for the whole test however busy the machine.
+    settings.HEARTBEAT_STALE_SECONDS = 3600
+    heartbeats.beat("bots@test-host [bots]", "worker", queues=["bots"])
 
 
 def test_the_game_over_email_waits_for_the_review_then_links_to_it(
     settings: Any, alice: User, bob: User, broker: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    game = finished(alice, bob, django_capture_on_commit_callbacks)
+    game = resigned_game(alice, bob, django_capture_on_commit_callbacks)
     held = list(Notification.objects.filter(kind=Kind.GAME_OVER))
     assert len(held) == 2
     assert not any(n.pk in batch for n in held for batch in broker.published), "held for the review"
@@ -80,7 +55,7 @@ def test_the_game_over_email_waits_for_the_review_then_links_to_it(
     assert sorted(released) == sorted(n.pk for n in held)
     assert deliver_notifications(released) == 2  # the task's body, as a worker runs it
 
-    text, markup = bodies(sent(alice))
+    text, markup = bodies(game_over_email(alice))
     assert READY in text
     [link] = [line for line in text.splitlines() if line.endswith("?show=review")]
     assert link in markup
@@ -112,11 +87,11 @@ def test_the_review_line_is_in_the_players_language(
 ) -> None:
     alice.language = language
     alice.save(update_fields=["language"])
-    game = finished(alice, bob, django_capture_on_commit_callbacks)
+    game = resigned_game(alice, bob, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         review_finished_game(str(game.public_id))
     deliver_notifications([pk for batch in broker.published for pk in batch])
-    text, markup = bodies(sent(alice))
+    text, markup = bodies(game_over_email(alice))
     assert words in text
     assert READY not in text
     assert "?show=review" in text
@@ -126,7 +101,7 @@ def test_the_review_line_is_in_the_players_language(
 def test_a_failed_review_sends_the_email_at_once_without_the_link(
     alice: User, bob: User, broker: Any, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game = finished(alice, bob, django_capture_on_commit_callbacks)
+    game = resigned_game(alice, bob, django_capture_on_commit_callbacks)
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the search broke")
@@ -136,7 +111,7 @@ def test_a_failed_review_sends_the_email_at_once_without_the_link(
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
         review_finished_game(str(game.public_id))
     deliver_notifications([pk for batch in broker.published for pk in batch])
-    text, markup = bodies(sent(alice))
+    text, markup = bodies(game_over_email(alice))
     assert "Your game of Manhattan is over." in text
     assert "show=review" not in text
     assert "show=review" not in markup
@@ -145,12 +120,12 @@ def test_a_failed_review_sends_the_email_at_once_without_the_link(
 def test_without_the_review_in_time_the_sweep_sends_the_email_without_the_link(
     alice: User, bob: User, broker: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    game = finished(alice, bob, django_capture_on_commit_callbacks)  # no worker takes the review
+    game = resigned_game(alice, bob, django_capture_on_commit_callbacks)  # no worker takes the review
     outbox.sweep_outbox()  # the game's other emails
     before = len(mail.outbox)
     assert outbox.sweep_outbox(now=timezone.now() + timedelta(seconds=590)) == 0
     assert outbox.sweep_outbox(now=timezone.now() + timedelta(seconds=601)) == 2
-    text, _ = bodies(sent(alice))
+    text, _ = bodies(game_over_email(alice))
     assert "show=review" not in text
     with django_capture_on_commit_callbacks(execute=True):
         review_finished_game(str(game.public_id))  # late: the email went; nothing more is sent
@@ -162,6 +137,6 @@ def test_without_reviews_the_game_over_email_goes_at_once(
     settings: Any, alice: User, bob: User, broker: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     settings.GAME_REVIEW = "off"
-    finished(alice, bob, django_capture_on_commit_callbacks)
+    resigned_game(alice, bob, django_capture_on_commit_callbacks)
     over = Notification.objects.filter(kind=Kind.GAME_OVER)
     assert {n.pk for n in over} <= {pk for batch in broker.published for pk in batch}

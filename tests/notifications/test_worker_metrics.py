@@ -10,6 +10,7 @@ import pytest
 
 from games import services
 from notifications import outbox, reminders
+from tests.factories import two_player_game
 from tests.support.mail import failing_with, write
 from tests.support.metrics import scrape, value
 
@@ -40,13 +41,8 @@ def test_the_sweeps_count_reminders_timeouts_and_the_bots_thinking(quick_game, b
     start = quick_game.turn_since
     assert reminders.time_out_absent_players(now=start + HOUR) == 0  # the warning first
     assert reminders.time_out_absent_players(now=start + 2 * HOUR) == 1
-    slow = services.create_game(
-        creator=bob,
-        options={"players": 2, "start_player": 0},
-        seats=[services.SeatSpec("me"), services.SeatSpec("invite", email=stranger.email)],
-        reminders=services.ReminderPolicy(first_hours=1, every_hours=48, timeout_hours=None),
-    )
-    services.join_game(game=slow, user=stranger)
+    # A slow game whose first reminder is due an hour after it starts.
+    two_player_game(bob, stranger, reminders=services.ReminderPolicy(first_hours=1, every_hours=48, timeout_hours=None))
     assert reminders.send_due_reminders(now=start + 3 * HOUR) == 1
     after = scrape(settings)
     assert value(after, "manhattan_reminders_total ") == value(before, "manhattan_reminders_total ") + 1

@@ -19,19 +19,9 @@ import pytest
 from django.core.cache import cache
 from django.core.handlers.wsgi import WSGIHandler
 
-from tests.support.fuzz import (
-    ACTIONS,
-    ALL_CHECKS,
-    PLAYER,
-    STRANGER,
-    Fuzzer,
-    Tally,
-    build_world,
-    capture_exceptions,
-    keep_connections,
-    report,
-    wsgi_schema,
-)
+from tests.support.fuzz import ACTIONS, Fuzzer, capture_exceptions, keep_connections, wsgi_schema
+from tests.support.fuzz_checks import ALL_CHECKS, Tally, report
+from tests.support.fuzz_world import PLAYER, STRANGER, build_world
 
 # slow: hundreds of generated API calls per identity (left out by `dev.py test --fast`)
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

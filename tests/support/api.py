@@ -57,6 +57,58 @@ class LogWatch:
         assert Game.objects.get(pk=self.game.pk).version == self.version
 
 
+def event_count(game: Game) -> int:
+    return GameEvent.objects.filter(game=game).count()
+
+
+def created_payload(game: Game) -> dict[str, Any]:
+    """The dealt game: the game_created event's payload, secrets included."""
+    return dict(GameEvent.objects.get(game=game, seq=1).payload)
+
+
+def legal_actions(client: APIClient, game: Game) -> dict[str, Any]:
+    response = client.get(f"{API}/games/{game.public_id}/legal-actions")
+    assert response.status_code == 200, response.content
+    return dict(response.json())
+
+
+def legal_body(client: APIClient, game: Game) -> dict[str, Any]:
+    """A request body for a legal action of the caller's turn, as legal-actions offers it."""
+    legal = legal_actions(client, game)
+    return {"action": some_action(legal), "expected_version": legal["version"]}
+
+
+def play_selections(clients: dict[int, APIClient], game: Game, big_for: int | None = None) -> None:
+    """Play the selection phase over the API, each seat through its own client:
+    seat ``big_for`` takes its biggest pieces, the other seats their smallest."""
+    for _ in range(20):
+        game.refresh_from_db()
+        if game.phase != "selection":
+            return
+        seat = game.to_act_seat
+        assert seat is not None
+        legal = legal_actions(clients[seat], game)
+        choice = legal["selection"]
+        pieces = [int(s) for s, n in choice["reserve"].items() for _ in range(n)]
+        pieces = sorted(pieces, reverse=seat == big_for)[: choice["count"]]
+        response = post_action(
+            clients[seat], game, {"type": "select", "pieces": pieces, "colour": choice["colour"]}, legal["version"]
+        )
+        assert response.status_code == 200, response.content
+    raise AssertionError("the selection phase did not end")
+
+
+def play_to_first_placement(clients: dict[int, APIClient], game: Game) -> None:
+    """Play the selection phase and seat 0's first placement over the API."""
+    play_selections(clients, game)
+    game.refresh_from_db()
+    assert game.phase == "placement"
+    assert game.to_act_seat == 0
+    response = clients[0].post(actions_url(game), legal_body(clients[0], game), format="json")
+    assert response.status_code == 200, response.content
+    game.refresh_from_db()
+
+
 def actions_url(game: Game) -> str:
     return f"{API}/games/{game.public_id}/actions"
 
@@ -68,10 +120,11 @@ def post_action(client: APIClient, game: Game, action: Any, version: int | None 
     return client.post(actions_url(game), body, format="json", **headers)
 
 
-def signed_in(user: Any) -> APIClient:
+def signed_in(user: Any, *, enforce_csrf: bool = False) -> APIClient:
     """An API client with ``user``'s browser session (what the session-only
-    endpoints need: closing the account, asking for an export)."""
-    client = APIClient()
+    endpoints need: closing the account, asking for an export); ``enforce_csrf``
+    checks CSRF tokens as a browser's requests are checked."""
+    client = APIClient(enforce_csrf_checks=enforce_csrf)
     client.force_login(user)
     return client
 

@@ -1,5 +1,6 @@
 """The browser: Debian's Chromium driven by Playwright, a player signed in by
-their session cookie, and axe-core injected into a page. Its fixture
+their session cookie, axe-core injected into a page, and the step of a game's review
+a page shows. Its fixture
 ``browser`` (the module's one Chromium, the test's contexts closed after it) is
 taken in by tests/browser/conftest.py."""
 
@@ -16,7 +17,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.test import Client
-from playwright.sync_api import Browser, BrowserContext, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from accounts.models import User
 from tests.support.live_server import AsgiServer
@@ -123,3 +124,15 @@ def describe(violations: list[dict[str, Any]]) -> str:
         f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:5])
         for v in violations
     )
+
+
+def step_shown(page: Page) -> tuple[str, str]:
+    """The review step on the page: its number among the marked moves, and its board."""
+    step = page.get_by_test_id("review-step")
+    return step.get_attribute("data-number") or "", step.locator("svg.board").inner_html()
+
+
+def at_step(page: Page, number: int) -> tuple[str, str]:
+    """Wait until the page shows the review's marked move ``number``; what it shows then."""
+    page.locator(f"[data-testid=review-step][data-number='{number}']").wait_for()
+    return step_shown(page)

@@ -17,12 +17,12 @@ from accounts.services import request_sign_in_link
 from games import engine, services, store
 from games.models import Game
 from games.presentation import board
-from notifications import digests, emails, exports, outbox, reminders
+from notifications import digests, emails, exports, reminders
 from notifications.models import UNSUBSCRIBABLE, Kind, Notification, Preference
 from notifications.replies import handle_inbound
 from notifications.reply_address import reply_address
 from tests.factories import digest_time, placement_turn_of, play_until
-from tests.support.mail import HEX, latest, visible_text
+from tests.support.mail import HEX, latest, prefer, visible_text
 
 LINK = re.compile(r"http://[^\s\"<>]+/accounts/link/(login|game|invite|page)/([^/\s\"<>]+)/[^\s\"<>]*")
 
@@ -77,9 +77,7 @@ def make(kind: str, game: Game, alice: Any, bob: Any) -> Notification:
         assert not outcome.accepted
         return latest(Kind.MOVE_REFUSED, seat=0)
     if kind == Kind.DIGEST:
-        preference = outbox.preference_for(alice)
-        preference.frequency = Preference.Frequency.DAILY_DIGEST
-        preference.save()
+        prefer(alice, frequency=Preference.Frequency.DAILY_DIGEST)
         placement_turn_of(game, 0)
         assert digests.send_digests(now=digest_time()) == 1
         return latest(Kind.DIGEST)

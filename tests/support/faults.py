@@ -1,4 +1,4 @@
-"""Tools to break things on purpose, for tests/reliability/test_faults.py: a
+"""Tools to break things on purpose, for tests/reliability/test_faults_*.py: a
 private Redis that can be stopped and restarted, an SMTP server (aiosmtpd)
 that is slow or refuses, a real Celery worker process that can be killed
 with SIGKILL, and a way to point this process's Celery app at a broker.
@@ -88,6 +88,15 @@ class PrivateRedis:
 
     def stop(self) -> None:
         stop_process(self.process)
+
+    def outage(self) -> Iterator[str]:
+        """The phases of an outage, each named while it lasts: "before" (up), "down"
+        (stopped), "after" (started again, empty)."""
+        yield "before"
+        self.stop()
+        yield "down"
+        self.start()
+        yield "after"
 
     def ping(self) -> bool:
         try:

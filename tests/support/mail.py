@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from email import message_from_bytes
 from email.message import EmailMessage
+from email.policy import default
 from email.utils import parseaddr
 from typing import Any
 
 from django.conf import settings
+from django.core import mail
 from django.core.mail import EmailMultiAlternatives
 from django.core.management import call_command
 
@@ -75,6 +77,23 @@ def visible_text(markup: str) -> str:
     return " ".join(text.split())
 
 
+def game_over_email(user: Any) -> EmailMessage:
+    """The one game-over email sent to ``user``, parsed from its bytes as a mail program would."""
+    over = Notification.objects.get(kind=Kind.GAME_OVER, user=user)
+    [message] = [m for m in mail.outbox if m.extra_headers.get("Message-ID") == over.message_id]
+    parsed = message_from_bytes(message.message().as_bytes(), policy=default)
+    assert isinstance(parsed, EmailMessage)
+    return parsed
+
+
+def bodies(message: EmailMessage) -> tuple[str, str]:
+    """The text and the HTML body of a parsed email."""
+    text, markup = message.get_body(("plain",)), message.get_body(("html",))
+    assert text is not None
+    assert markup is not None
+    return text.get_content(), markup.get_content()
+
+
 # --- the outbox --------------------------------------------------------------------------
 
 
@@ -82,6 +101,22 @@ def latest(kind: str, **filters: Any) -> Notification:
     notification = Notification.objects.filter(kind=kind, **filters).order_by("-pk").first()
     assert notification is not None, f"no {kind} notification with {filters}"
     return notification
+
+
+def prefer(user: Any, **fields: Any) -> None:
+    """Set ``user``'s mail preferences (``unsubscribed``, ``frequency``) as the page would."""
+    preference = outbox.preference_for(user)
+    for name, value in fields.items():
+        setattr(preference, name, value)
+    preference.save()
+
+
+def held_back(notification: Notification, status: str) -> None:
+    """Delivering ``notification`` sends nothing and leaves it ``status`` (skipped, digested)."""
+    assert outbox.deliver(notification.pk) is False
+    notification.refresh_from_db()
+    assert notification.status == status
+    assert mail.outbox == []
 
 
 def write(user: Any, kind: str = Kind.YOUR_TURN, key: str = "k") -> Notification:

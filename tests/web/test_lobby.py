@@ -12,6 +12,7 @@ from accounts.models import User
 from games import names, services
 from games.engine import Resign
 from games.models import Game
+from tests.factories import open_game
 
 API = "/api/v1"
 
@@ -54,18 +55,14 @@ def test_the_creator_names_the_game_and_the_name_is_shown_everywhere(client, ali
 
 
 def test_an_unnamed_game_gets_a_made_up_name(alice):
-    game = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    game = open_game(alice)
     place, number = game.name.rsplit(" ", 1)
     assert place in names.PLACES
     assert 1 <= int(number) <= 99
 
 
 def test_a_game_from_before_names_is_named_from_its_id(alice):
-    game = services.create_game(
-        creator=alice, options={"players": 2}, seats=[services.SeatSpec("me"), services.SeatSpec("open")]
-    )
+    game = open_game(alice)
     Game.objects.filter(pk=game.pk).update(name="")
     game.refresh_from_db()
     assert game.title == names.generated_name(game.public_id.int)

@@ -5,19 +5,11 @@ recent deliveries (never the secret), the delivery log read-only, and a
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from webhooks import delivery, services
 from webhooks.models import Delivery
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def admin(make_user) -> Client:
-    client = Client()
-    client.force_login(make_user("operator@example.com", is_staff=True, is_superuser=True))
-    return client
 
 
 def test_an_endpoint_shows_its_state_and_deliveries_but_not_its_secret(admin, alice, endpoint_for, receiver):

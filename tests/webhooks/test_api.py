@@ -78,6 +78,29 @@ def test_a_malformed_registration_is_a_problem(client, body):
     assert response.json()["code"] == "invalid"
 
 
+# Kinds of blank the schema's minLength 1 lets through (space, tab, line breaks, Unicode spaces, a
+# separator control): a URL of them is refused as any URL the server may not call, not as malformed.
+BLANK_URLS = [" ", "\t", "\r\n", "\xa0", "\u2003", "\u2028", "\x1c"]
+
+
+@pytest.mark.parametrize("url", BLANK_URLS)
+def test_a_blank_url_is_refused_as_a_url_the_server_may_not_call(client, url):
+    response = client.post(URL, {**BODY, "url": url}, format="json")
+    assert response.status_code == 422, response.content
+    assert response.json()["code"] == "webhook_url_refused"
+    created = client.post(URL, BODY, format="json").json()
+    changed = client.patch(f"{URL}/{created['id']}", {"url": url}, format="json")
+    assert changed.status_code == 422, changed.content
+    assert changed.json()["code"] == "webhook_url_refused"
+    assert Endpoint.objects.get(pk=created["id"]).url == BODY["url"]
+
+
+def test_a_url_between_spaces_is_kept_without_them(client):
+    response = client.post(URL, {**BODY, "url": f"  {BODY['url']}\n"}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["url"] == BODY["url"]
+
+
 def test_a_user_has_at_most_the_configured_number_of_endpoints(client, settings):
     settings.WEBHOOK_MAX_ENDPOINTS_PER_USER = 2
     for _ in range(2):

@@ -18,7 +18,10 @@ class EventTypesField(serializers.ListField):
 
 
 class WebhookEndpointCreateSerializer(StrictSerializer):
-    url = serializers.CharField(max_length=2000, help_text="An https URL on a public host.")
+    # Not trimmed here: DRF would trim "  " to "" and refuse it as a blank field (400) before
+    # the URL check could say why it is not a URL, though the schema allows it (minLength 1).
+    # The URL check trims and refuses every URL it may not call alike (422 webhook_url_refused).
+    url = serializers.CharField(max_length=2000, trim_whitespace=False, help_text="An https URL on a public host.")
     event_types = EventTypesField(
         min_length=1, max_length=len(EVENT_TYPES), help_text="The event types to send to this endpoint."
     )
@@ -26,7 +29,7 @@ class WebhookEndpointCreateSerializer(StrictSerializer):
 
 
 class WebhookEndpointUpdateSerializer(StrictSerializer):
-    url = serializers.CharField(max_length=2000, required=False)
+    url = serializers.CharField(max_length=2000, trim_whitespace=False, required=False)  # see the create body
     event_types = EventTypesField(min_length=1, max_length=len(EVENT_TYPES), required=False)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True)
     enabled = serializers.BooleanField(
