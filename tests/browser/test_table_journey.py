@@ -6,7 +6,7 @@ at a phone. Nobody at the table gets a turn email or a reminder; when Bob
 closes his page for a while, the next turn that is his brings them again.
 
 The bots play at their quickest (random) in a thread standing in for the
-worker (``playing.Worker``). Along the way the README's pictures are taken
+worker (``tests.support.pages.Worker``). Along the way the README's pictures are taken
 (``screenshots.py``)."""
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ def test_a_half_chosen_building_survives_table_talk(server, browser, started_gam
     bobs.get_by_test_id("talk-text").fill("Take your time.")
     with bobs.expect_navigation():
         bobs.get_by_test_id("talk-text").press("Enter")
-    alices.get_by_test_id("talk-messages").get_by_text("Take your time.").wait_for(timeout=5000)
+    alices.get_by_test_id("talk-messages").get_by_text("Take your time.").wait_for(timeout=PAGE_TIMEOUT_MS)
     assert alices.evaluate("window.notReloaded") is True
     assert alices.locator("#place-form input[name=card]:checked").get_attribute("id") == card
     assert alices.locator("[data-testid=board] g.lot.chosen").get_attribute("aria-label") == lot

@@ -44,7 +44,7 @@ def test_a_stranger_watches_a_public_game_live(
     page.wait_for_function(
         "expected => document.querySelector('[data-testid=replay-position]').textContent.includes(expected)",
         arg=f"Event {game.version} of {game.version}",
-        timeout=15_000,
+        timeout=PAGE_TIMEOUT_MS,
     )
     assert page.evaluate("window.notReloaded") is True
     assert page.get_by_test_id("hand").count() == 0

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from django.db import connection
+from django.utils import timezone
 from playwright.sync_api import BrowserContext, Page
 
 from accounts.models import User
@@ -70,9 +71,20 @@ def open_game(context: BrowserContext, server: AsgiServer, game: Game) -> Page:
 
 
 def deliver_pending() -> None:
-    """What the worker does on commit of each move."""
-    for pk in Notification.objects.filter(status=Notification.Status.PENDING).values_list("pk", flat=True):
-        outbox.deliver(pk)
+    """What the worker does on commit of each move, until no email is left in
+    flight. With the stand-in worker running, its sweep may have claimed an
+    email first: this call cannot claim it, and a count of sent emails read at
+    once would miss it while the worker is still sending (the table journey
+    found its reminder unsent under load). So it waits until no pending email
+    is held by a live claim."""
+
+    def settled() -> bool:
+        for pk in Notification.objects.filter(status=Notification.Status.PENDING).values_list("pk", flat=True):
+            outbox.deliver(pk)
+        in_flight = Notification.objects.filter(status=Notification.Status.PENDING, claimed_until__gt=timezone.now())
+        return not in_flight.exists()
+
+    wait_until(settled, interval=0.1, message="an email claimed by the worker was never sent")
 
 
 def sent_turn_emails(game: Game, user: User) -> int:
