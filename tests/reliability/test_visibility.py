@@ -120,8 +120,8 @@ def test_the_crawler_sees_a_leak(callers, monkeypatch):
 
     rule = visibility.may_see
 
-    def leaky(game: Game, user: Any, key: Any = None) -> bool:
-        return rule(game, user, key) or bool(getattr(user, "is_authenticated", False))
+    def leaky(game: Game, user: Any, key: Any = None, *, seats: Any = None) -> bool:
+        return rule(game, user, key, seats=seats) or bool(getattr(user, "is_authenticated", False))
 
     monkeypatch.setattr(visibility, "may_see", leaky)
     leaks, _ = crawl("private", callers)
