@@ -46,6 +46,10 @@ from django.utils import timezone
 logger = logging.getLogger(__name__)
 Row = TypeVar("Row", bound=models.Model)
 ERROR_LENGTH = 2000  # of ``last_error``: enough for any server's answer
+# How far a worker's clock may be behind the writer's for a fresh row still to be due
+# at once: clocks kept by NTP differ by milliseconds; a row held on purpose (a game-over
+# email waiting for its review) is due minutes later and stays held.
+CLOCK_TOLERANCE = timedelta(seconds=30)
 
 
 class OutboxRow(Protocol):
@@ -184,15 +188,17 @@ class Outbox(Generic[Row]):
 
         An UPDATE outside any transaction commits at once, so the claim is
         seen by every other worker before this one speaks to anybody. A row
-        never tried is due whatever its ``next_attempt`` says: that is the
-        writer's clock, and a worker whose clock is a few milliseconds behind
-        must not leave a fresh sign-in link to the sweep. A retry is due only
-        once its back-off has passed (a redelivered task never cuts it short).
+        never tried is due up to ``CLOCK_TOLERANCE`` before its ``next_attempt``:
+        that is the writer's clock, and a worker whose clock is a few
+        milliseconds behind must not leave a fresh sign-in link to the sweep,
+        while a row held until later (a game-over email waiting for its review)
+        is not sent early by a task that names it. A retry is due only once its
+        back-off has passed (a redelivered task never cuts it short).
         """
         lease = now + self.lease()
         claimed = (
             self.model._default_manager.filter(pk=pk, status=self.pending)
-            .filter(Q(attempts=0) | Q(next_attempt__lte=now))
+            .filter(Q(attempts=0, next_attempt__lte=now + CLOCK_TOLERANCE) | Q(next_attempt__lte=now))
             .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
             .update(claimed_until=lease)
         )

@@ -247,6 +247,21 @@ def test_a_first_attempt_does_not_wait_for_the_workers_clock(kind: Kind_, far: F
 
 
 @pytest.mark.django_db
+def test_a_row_held_until_later_is_not_sent_early_by_a_task_that_names_it(kind: Kind_, far: Far) -> None:
+    """A fresh row due minutes from now (a game-over email waiting for its review) is
+    held: a delivery task naming it, redelivered or stray, leaves it to its time."""
+    pk = kind.write(1)
+    held = timezone.now() + timedelta(minutes=10)
+    kind.model.objects.filter(pk=pk).update(next_attempt=held)
+    assert kind.deliver_task([pk]) == 0
+    assert kind.sweep_task() == 0
+    assert far.took == []
+    kind.model.objects.filter(pk=pk).update(next_attempt=timezone.now())  # its time has come
+    assert kind.deliver_task([pk]) == 1
+    assert len(far.took) == 1
+
+
+@pytest.mark.django_db
 def test_a_sweep_starts_no_new_send_once_its_time_is_spent(kind: Kind_, far: Far) -> None:
     """Serial in its own task, a sweep must end within the task's soft time limit:
     what it has no time for is the next sweep's, the longest waiting first."""
