@@ -46,6 +46,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
 from uuid import UUID
 
@@ -133,12 +134,14 @@ def _table(public_id: Any, *, lock: bool) -> LoadedGame:
     """The game with this public id and its seats, in one statement; no state.
     Every game has its seats from its creation on, so no seat is no game."""
     try:
-        seats = Seat.objects.filter(game__public_id=public_id).select_related("game", "user")
+        # Unordered here and sorted below: for a read of some 50 columns, compiling an
+        # ORDER BY costs Django more CPU (~0.2 ms) than sorting a table's few seats.
+        seats = Seat.objects.filter(game__public_id=public_id).select_related("game", "user").order_by()
         if lock:
             # The writer's read also answers what the receivers of its move would ask (seat_facts).
             seats = seats.select_for_update(of=("game",)).select_related("game__secret")
             seats = seats.annotate(**seat_facts.as_annotations())
-        table = list(seats)  # ordered by the seat's own columns (Seat.Meta): no join to sort
+        table = sorted(seats, key=attrgetter("index"))
     except (ValueError, TypeError, ValidationError) as error:
         raise not_found() from error
     if not table:

@@ -146,3 +146,17 @@ def test_an_idempotency_key_adds_its_receipt_and_the_answer_is_built_after_the_c
         repeat = client.post(f"{url}/actions", body, format="json", HTTP_IDEMPOTENCY_KEY="once")
     assert repeat.json() == response.json()
     assert not any(name.startswith(("INSERT", "UPDATE")) for name in statement_names(again.captured_queries))
+
+
+@pytest.mark.django_db
+def test_the_table_comes_in_seat_order_though_the_database_sorts_nothing(started_game: Game) -> None:
+    """The read has no ORDER BY (cheaper to compile); the seats are sorted after it. Seat 0
+    stored again after seat 1 (a later row in every index) still comes first."""
+    first = started_game.seats.get(index=0)
+    first.delete()
+    first.pk = None
+    first.save()
+    with CaptureQueriesContext(connection) as queries:
+        table = store.load(started_game.public_id, fold=False)
+    assert [seat.index for seat in table.seats] == [0, 1]
+    assert " ORDER BY " not in queries.captured_queries[0]["sql"]
