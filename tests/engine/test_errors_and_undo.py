@@ -23,7 +23,7 @@ from games.engine.events import (
 from games.engine.messages import RULE_MESSAGES
 from games.engine.rotation import CARD_TO_LOT
 from games.engine.state import FINISHED, PLACEMENT, ROUND_OVER, SELECTION, lot_index
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     BLUE,
     CENTRE,
     GREEN,
