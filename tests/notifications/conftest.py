@@ -25,12 +25,16 @@ class Broker:
     """What the outbox published: one list of notification ids per delivery task."""
 
     published: list[list[int]] = field(default_factory=list)
+    other_tasks: list[str] = field(default_factory=list)
+    """Other tasks published meanwhile (a finished game's review), by name."""
     is_down: bool = False
 
-    def send_task(self, name: str, args: list[Any], **kwargs: Any) -> None:
+    def send_task(self, name: str, args: Any = None, **kwargs: Any) -> None:
         if self.is_down:
             raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
-        assert name == outbox.DELIVER_TASK
+        if name != outbox.DELIVER_TASK:
+            self.other_tasks.append(name)
+            return
         self.published.append(list(args[0]))
 
 
