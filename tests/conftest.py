@@ -16,6 +16,9 @@ from games.models import Game
 from tests.factories import two_player_game
 from tests.support.mail import Inbox, smtp_server
 
+# Fixtures more than one folder uses and that need a module of their own.
+pytest_plugins = ["tests.support.asgi_fixtures"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """The SQLite test database lives under ``var/``, which the commands make

@@ -25,8 +25,8 @@ from manhattan_site import urls as site_urls
 from manhattan_site.api.codes import ErrorCode, all_codes, status_for
 from manhattan_site.api.urls import api_urlpatterns, app_url_modules
 from tests.api_layer_app.pages import teapot_page
-from tests.i18n.catalogues import LANGUAGES, po_file
 from tests.support.api import codes_raised_in_product_code
+from tests.support.translation_catalogues import LANGUAGES, po_file
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = "tests.api_layer_app.apps.TeapotConfig"

@@ -1,6 +1,6 @@
 """The README's pictures show the page as it is: every picture the README (or a
 page of docs/) shows from docs/screenshots/ is one a journey test takes
-(tests/browser/screenshots.py lists them, and the journey takes each by name),
+(tests/support/screenshots.py lists them, and the journey takes each by name),
 and every picture taken is shown somewhere. A fast test: no browser."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 import struct
 from pathlib import Path
 
-from tests.browser.screenshots import FOLDER, ROOT, SCREENSHOTS
+from tests.support.screenshots import FOLDER, ROOT, SCREENSHOTS
 
 IMAGE = re.compile(r"""<img\s[^>]*src="([^"]+)"|!\[[^\]]*\]\(([^)\s]+)""")
 
@@ -41,7 +41,7 @@ def test_every_picture_shown_is_taken_by_a_journey():
     for picture in shown_pictures:
         assert picture.exists(), f"{picture.relative_to(ROOT)} is shown but missing"
         assert picture.parent == FOLDER, f"{picture.relative_to(ROOT)}: the pictures live in docs/screenshots/"
-        assert picture.name in SCREENSHOTS, f"{picture.name} is taken by no journey (tests/browser/screenshots.py)"
+        assert picture.name in SCREENSHOTS, f"{picture.name} is taken by no journey (tests/support/screenshots.py)"
 
 
 def test_every_picture_taken_is_shown_and_has_its_journey_s_size():

@@ -7,7 +7,7 @@ closes his page for a while, the next turn that is his brings them again.
 
 The bots play at their quickest (random) in a thread standing in for the
 worker (``tests.support.pages.Worker``). Along the way the README's pictures are taken
-(``screenshots.py``)."""
+(``tests.support.screenshots``)."""
 
 from __future__ import annotations
 
@@ -36,9 +36,8 @@ from tests.support.pages import (
     wait_for_version,
     wait_until_present,
 )
+from tests.support.screenshots import take
 from tests.support.waiting import PAGE_TIMEOUT_MS, wait_until
-
-from .screenshots import take
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 BOB_LEAVES_IN_ROUND = 3  # of four (R7)  # and comes back at his next turn, brought by its email

@@ -3,42 +3,15 @@ clients that play whole games over HTTP."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.core.cache import cache
-from django.db import OperationalError, connections
 
 from games import tasks
-from games.services import play
+from tests.support.bot_turns import bots_move_soon
 from tests.support.live_server import AsgiServer, end_other_sessions
-from tests.support.waiting import wait_until
-
-
-def bots_move_soon(game_id: str) -> None:
-    """What the worker does with a queued bot turn, a moment after the human's
-    move was answered (so clients wait for it, as they would for a real worker)."""
-
-    def work() -> None:
-        # On SQLite a busy moment answers "database is locked"; the worker's bot
-        # sweep would try again a minute later, and so does this, at once.
-
-        def played() -> bool:
-            try:
-                play.play_bot_turns(game_id=game_id)
-            except OperationalError:
-                connections.close_all()
-                return False
-            return True
-
-        try:
-            wait_until(played, timeout=10, interval=0.2, message="the bot's turn stayed locked out")
-        finally:
-            connections.close_all()
-
-    threading.Timer(0.05, work).start()  # "a moment after": the delay is the behaviour, not a wait
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from oauth2_provider.models import get_application_model
 
 from accounts.models import User
 from games.models import Game
-from tests.clients.conftest import bots_move_soon
+from tests.support.bot_turns import bots_move_soon
 from tests.support.live_server import end_other_sessions
 
 pytestmark = pytest.mark.slow

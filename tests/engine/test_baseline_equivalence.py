@@ -4,7 +4,7 @@
 games of every variant, an R16 redraw, reshuffles, operator undos and
 resignations) and, after every event of each, a digest of everything a caller
 can read: the state's fields, every seat's view, the spectator's view and the
-legal actions of the seat to act (``tests/engine/baseline.py``). Folding the
+legal actions of the seat to act (``tests/support/engine_baseline.py``). Folding the
 same logs today must give the same digest at every step; and the simulator,
 bots included, must print byte for byte what it printed then.
 """
@@ -22,7 +22,7 @@ import pytest
 import games.engine as engine
 from games.engine import fold, initial_state
 from games.engine.events import apply_in_place
-from tests.engine.baseline import FIXTURE, SIMULATIONS, simulation_digest, state_digest
+from tests.support.engine_baseline import FIXTURE, SIMULATIONS, simulation_digest, state_digest
 
 ROOT = FIXTURE.parents[3]
 

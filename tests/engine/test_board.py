@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from games.engine.board import Board, Building
 from games.engine.rules import can_place
-from tests.engine.factories import points_after
+from tests.support.engine_positions import points_after
 
 placements = st.lists(st.tuples(st.integers(0, 53), st.integers(0, 3), st.integers(1, 4)), max_size=80)
 

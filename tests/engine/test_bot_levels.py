@@ -19,7 +19,7 @@ from games.engine.rotation import CARD_INDEXES
 from games.engine.search import Budget, search
 from games.engine.simulate import play_game
 from games.engine.state import PLACEMENT, GameState
-from tests.engine.factories import points_after, position
+from tests.support.engine_positions import points_after, position
 
 
 def random_position(players: int, seed: int, moves: int) -> GameState:

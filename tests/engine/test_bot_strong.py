@@ -24,7 +24,7 @@ from games.engine import (
 from games.engine.bots import BOTS, bot_for, greedy_bot, strong_bot_with
 from games.engine.determinize import HiddenCards, sample_state
 from games.engine.search import Budget, selection_choices
-from tests.engine.factories import position, with_hidden_cards_dealt_again
+from tests.support.engine_positions import position, with_hidden_cards_dealt_again
 
 
 @pytest.mark.parametrize(("players", "moves"), [(2, 20), (4, 30), (3, 0)])

@@ -32,7 +32,7 @@ from games.engine import (
 )
 from games.engine.messages import NOTATION_MESSAGES, RULE_MESSAGES
 from games.engine.state import GameState
-from tests.engine.factories import new_game, placement_position
+from tests.support.engine_positions import new_game, placement_position
 
 MOVE_ALPHABET = "card city size select resign 0123456789²④٣５ 카드도시크기,.-"
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

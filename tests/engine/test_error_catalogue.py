@@ -14,7 +14,7 @@ from games.engine import PlacePiece, SelectPieces
 from games.engine.errors import refuse, unreadable
 from games.engine.messages import NOTATION_MESSAGES, RULE_MESSAGES
 from games.engine.rotation import CARD_TO_LOT
-from tests.engine.factories import BLUE, S, board_with, new_game, placement_position, rule_error, tower
+from tests.support.engine_positions import BLUE, S, board_with, new_game, placement_position, rule_error, tower
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "engine.md").read_text()
 

@@ -16,7 +16,13 @@ from games.engine.rules import Placement
 from games.engine.search import Key, selection_choices
 from games.engine.simulate import play_game
 from games.engine.views import PlayerView
-from tests.engine.factories import my_legal_placements, new_game, points_after, position, with_hidden_cards_dealt_again
+from tests.support.engine_positions import (
+    my_legal_placements,
+    new_game,
+    points_after,
+    position,
+    with_hidden_cards_dealt_again,
+)
 
 
 def immediate_difference(view: PlayerView, p: Placement) -> int:

@@ -17,7 +17,7 @@ from games.engine.constants import (
 from games.engine.errors import RuleError
 from games.engine.rotation import CARD_TO_LOT, LOT_TO_CARD
 from games.engine.state import lot_index
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     BLUE,
     CENTRE,
     RED,

@@ -7,7 +7,7 @@ from games.engine.errors import RuleError
 from games.engine.events import GAME_FINISHED, PIECES_SELECTED, ROUND_SCORED, ROUND_STARTED
 from games.engine.rules import winners
 from games.engine.state import FINISHED, ROUND_OVER, Board
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     BLUE,
     GREEN,
     RED,

@@ -6,7 +6,7 @@ from games.engine import PlacePiece
 from games.engine.rotation import CARD_TO_LOT
 from games.engine.rules import can_place, legal_placements, score_board, smallest_takeover
 from games.engine.state import lot_index
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     BLUE,
     GREEN,
     RED,

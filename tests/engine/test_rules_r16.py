@@ -15,7 +15,7 @@ from games.engine.constants import HAND_SIZE
 from games.engine.events import HAND_REDRAWN, PIECE_LOST, PIECE_PLACED, PIECES_SELECTED, apply_event
 from games.engine.rules import any_lot_accepts, has_legal_placement
 from games.engine.state import PLACEMENT, SELECTION
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     BLUE,
     CENTRE,
     GREEN,

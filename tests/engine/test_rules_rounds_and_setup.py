@@ -10,7 +10,7 @@ from games.engine.errors import RuleError
 from games.engine.events import PIECE_LOST, PIECE_PLACED, PIECES_SELECTED, ROUND_SCORED
 from games.engine.simulate import play_game
 from games.engine.state import SELECTION
-from tests.engine.factories import card_total, new_game, types
+from tests.support.engine_positions import card_total, new_game, types
 
 VARIANTS = [
     # (players, six_rounds, rounds, pieces per round)

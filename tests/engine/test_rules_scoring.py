@@ -6,7 +6,7 @@ from games.engine.constants import COLOUR_NAMES
 from games.engine.events import ROUND_SCORED
 from games.engine.rules import score_board
 from games.engine.state import ROUND_OVER, Board
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     ALL_COLOURS,
     BLUE,
     GREEN,

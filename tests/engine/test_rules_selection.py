@@ -7,7 +7,7 @@ from games.engine.commands import check_selection
 from games.engine.errors import RuleError
 from games.engine.events import PIECES_SELECTED, ROUND_SCORED, ROUND_STARTED
 from games.engine.state import PLACEMENT, ROUND_OVER
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     BLUE,
     GREEN,
     RED,

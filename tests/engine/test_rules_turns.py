@@ -10,7 +10,7 @@ from games.engine.constants import COLOUR_NAMES
 from games.engine.events import PIECE_PLACED, ROUND_SCORED, ROUND_STARTED
 from games.engine.rules import score_board
 from games.engine.state import PLACEMENT, ROUND_OVER, SELECTION, lot_index
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     BLUE,
     GREEN,
     RED,

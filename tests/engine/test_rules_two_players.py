@@ -4,7 +4,7 @@ from games.engine import PlacePiece, fold
 from games.engine.rotation import CARD_TO_LOT, LOT_TO_CARD
 from games.engine.rules import legal_placements
 from games.engine.state import lot_index
-from tests.engine.factories import (
+from tests.support.engine_positions import (
     BLUE,
     GREEN,
     RED,

@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 
 from accounts.models import User
-from tests.i18n.catalogues import (
+from tests.support.translation_catalogues import (
     LANGUAGES,
     NPLURALS,
     forms_of,

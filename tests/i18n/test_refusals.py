@@ -13,8 +13,8 @@ from django.utils import translation
 
 from games.engine.messages import NOTATION_MESSAGES, RULE_MESSAGES
 from games.presentation import refusals
-from tests.i18n.catalogues import LANGUAGES, live_entries, po_file
-from tests.i18n.test_coverage import python_messages
+from tests.support.marked_messages import python_messages
+from tests.support.translation_catalogues import LANGUAGES, live_entries, po_file
 
 marked_in_python = cache(python_messages)  # reads every source file: once for all ids
 

@@ -12,8 +12,8 @@ from games.models import Game
 from notifications import emails
 from notifications.models import Kind
 from tests.factories import placement_turn_of
-from tests.i18n.catalogues import LANGUAGES, po_file
 from tests.support.mail import headline, latest, parts
+from tests.support.translation_catalogues import LANGUAGES, po_file
 
 pytestmark = pytest.mark.django_db
 

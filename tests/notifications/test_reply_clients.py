@@ -16,7 +16,7 @@ from notifications.inbound.body import move_line
 from notifications.inbound.html_text import html_to_text
 from notifications.models import Kind
 from notifications.replies import handle_inbound
-from tests.notifications import mail_samples
+from tests.support import mail_samples
 from tests.support.mail import parts, your_turn_by_email
 
 pytestmark = [pytest.mark.django_db]

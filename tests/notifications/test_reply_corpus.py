@@ -16,8 +16,8 @@ from games import engine
 from games.models import GameEvent
 from games.talk.models import TableMessage
 from notifications.models import Kind, Notification
-from tests.notifications.reply_corpus import CORPUS, NOTES
 from tests.support.mail import your_turn_by_email
+from tests.support.reply_corpus import CORPUS, NOTES
 
 pytestmark = [
     pytest.mark.django_db,

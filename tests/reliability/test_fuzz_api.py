@@ -19,9 +19,10 @@ import pytest
 from django.core.cache import cache
 from django.core.handlers.wsgi import WSGIHandler
 
-from tests.support.fuzz import ACTIONS, Fuzzer, capture_exceptions, keep_connections, wsgi_schema
+from tests.support.fuzz import ACTIONS, Fuzzer
 from tests.support.fuzz_checks import ALL_CHECKS, Tally, report
 from tests.support.fuzz_world import PLAYER, STRANGER, build_world
+from tests.support.fuzz_wsgi import capture_exceptions, keep_connections, wsgi_schema
 
 # slow: hundreds of generated API calls per identity (left out by `dev.py test --fast`)
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

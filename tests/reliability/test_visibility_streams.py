@@ -16,7 +16,6 @@ from django.core.cache import cache
 from accounts.models import User
 from games.models import Game
 from games.services.visibility import watch_key
-from tests.streams.conftest import asgi_server  # noqa: F401  # the live server fixture
 from tests.support.visibility import KINDS, STATES, Route, expected, game_routes, make_game
 
 STREAMS = game_routes(streams=True)
@@ -33,7 +32,7 @@ def _open(server: Any, route: Route, caller: Any, game_id: str) -> tuple[Any, ..
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_stream_opens_only_for_who_may_see_the_game(kind, asgi_server, make_user):  # noqa: F811
+def test_a_stream_opens_only_for_who_may_see_the_game(kind, asgi_server, make_user):
     from tests.support.visibility import Caller
 
     alice, bob = make_user("alice@example.com"), make_user("bob@example.com")

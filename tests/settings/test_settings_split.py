@@ -2,7 +2,7 @@
 defaults, same environment variables (issue 24).
 
 Each settings module is imported in a subprocess with a chosen environment
-(tests/settings/snapshot.py) and compared with what the single settings.py of commit
+(tests/support/settings_snapshot.py) and compared with what the single settings.py of commit
 a53c5f1 produced with the same environment (before_a53c5f1.json, generated from that
 commit with ``python tests/settings/test_settings_split.py --write`` and reviewed). When a
 setting changes on purpose, regenerate the file the same way and review its diff.
@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 HERE = Path(__file__).resolve().parent
+SNAPSHOT = HERE.parent / "support" / "settings_snapshot.py"
 EXPECTED = HERE / "before_a53c5f1.json"
 
 # A value for every variable the settings read, none of them the default, and production
@@ -138,7 +139,7 @@ def snapshot(module: str, variables: dict[str, str]) -> dict[str, Any]:
     # Nothing of the calling environment leaks in: only what the case sets.
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **variables}
     result = subprocess.run(
-        [sys.executable, str(HERE / "snapshot.py"), module],
+        [sys.executable, str(SNAPSHOT), module],
         cwd="/",
         env=env,
         capture_output=True,

@@ -1,4 +1,5 @@
-"""A live ASGI server (uvicorn in a thread) and a real SSE client for the stream tests."""
+"""A real SSE client for the stream tests (the live ASGI server they open it on,
+``asgi_server``, is shared with other folders: tests/support/asgi_fixtures.py)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.live_server import AsgiServer, end_other_sessions
 from tests.support.sse import SseClient
-
-
-@pytest.fixture
-def asgi_server(transactional_db: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[AsgiServer]:
-    with AsgiServer() as server:
-        yield server
-    end_other_sessions()
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from games.models import Game
 from games.services import operators
 from manhattan_site.api.codes import all_codes
 from tests.factories import resign, two_player_game
-from tests.i18n.catalogues import po_file
+from tests.support.translation_catalogues import po_file
 
 pytestmark = pytest.mark.django_db
 

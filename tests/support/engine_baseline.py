@@ -5,10 +5,10 @@ faster core can be held to exactly what the first engine did.
 every ``GameState`` field, every seat's ``player_view(...).to_json()``, the
 spectator's, and ``legal_actions(...).to_json()`` of the seat to act — and
 ``state_digest`` hashes it. ``make_baseline_games`` plays the games whose logs
-are stored in ``fixtures/baseline_games.jsonl`` (variants, redraws, reshuffles,
+are stored in ``tests/engine/fixtures/baseline_games.jsonl`` (variants, redraws, reshuffles,
 undos and resignations). Both take the engine as a module, so the fixture was
 made with the engine as it stood at commit 126a99d (``python -m
-tests.engine.baseline``), and the tests fold the same logs with today's.
+tests.support.engine_baseline``), and the tests fold the same logs with today's.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-FIXTURE = Path(__file__).parent / "fixtures" / "baseline_games.jsonl"
+# The recorded games stay with the engine's tests, which fold them.
+FIXTURE = Path(__file__).resolve().parents[1] / "engine" / "fixtures" / "baseline_games.jsonl"
 
 SIMULATIONS: tuple[tuple[str, ...], ...] = (
     ("--players", "2", "--games", "3", "--seed", "b2", "--bots", "greedy,random"),

@@ -320,3 +320,11 @@ def points_after(board: Board, index: int, colour: int, size: int) -> list[int]:
     placing: the plain reading of ``Board.outcomes`` that the tests hold the scorers to."""
     outcomes, taller_from = board.outcomes(index, colour)
     return outcomes[(size >= taller_from) + (size > taller_from)]
+
+
+def game_in_placement(players: int = 4, seed: int = 2) -> Game:
+    """A game at its first placement: every colour has selected, seat 0 is to place."""
+    game = new_game(players, seed=seed, start_player=0)
+    game.select_all()
+    assert game.state.phase == PLACEMENT
+    return game

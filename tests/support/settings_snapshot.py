@@ -1,7 +1,7 @@
 """Prints every setting a settings module defines, and the environment variables it reads.
 
 Run in a subprocess with a chosen environment (tests/settings/test_settings_split.py):
-``python tests/settings/snapshot.py manhattan_site.settings``. The output is JSON: the
+``python tests/support/settings_snapshot.py manhattan_site.settings``. The output is JSON: the
 settings (upper-case names) in a canonical form, the names of the environment variables
 read by manhattan_site's code, and what Sentry would be started with. Paths under the
 project folder and a development secret key are written as placeholders, so the output
@@ -19,7 +19,8 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path, PurePath
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
 SITE = str(ROOT / "manhattan_site")
 
 
@@ -93,7 +94,10 @@ def fake_sentry() -> dict[str, Any]:
 
 
 def snapshot(module_name: str) -> dict[str, Any]:
-    sys.path.insert(0, str(ROOT))
+    # Run as a script, this file's folder comes first on the path, where its
+    # neighbours (secrets/, redis.py) would stand in for the standard library's
+    # and Redis's modules: the project's folder takes its place.
+    sys.path[:] = [str(ROOT), *(entry for entry in sys.path if Path(entry).resolve() != HERE)]
     started = fake_sentry()
     recorder = RecordingEnviron(os.environ)
     os.environ = recorder  # type: ignore[assignment]  # noqa: B003 -- it wraps, not clears, the environment

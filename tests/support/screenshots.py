@@ -34,7 +34,7 @@ SCREENSHOTS: dict[str, Screenshot] = {
 
 def take(page: Any, name: str, tmp_path: Path, *, full_page: bool = False) -> Path:
     """Photograph ``page`` as README picture ``name`` (one of ``SCREENSHOTS``)."""
-    assert name in SCREENSHOTS, f"{name} is not in tests/browser/screenshots.py"
+    assert name in SCREENSHOTS, f"{name} is not in tests/support/screenshots.py"
     folder = FOLDER if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
