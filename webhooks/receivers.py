@@ -1,22 +1,33 @@
 """What this app does when a game announces something (connected in
 ``WebhooksConfig.ready``): each player with an endpoint that wants the event
-gets a delivery, written in the announcer's transaction and sent after it."""
+gets a delivery, written in the announcer's transaction and sent after it.
+
+Whether a seat's player has an enabled endpoint at all is read with the
+writer's locked table (``HAS_ENDPOINT``, registered in ``ready`` as a
+``games.seat_facts`` fact): a move at a table where nobody has one, the usual
+case, reads no endpoint here.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Exists, OuterRef
 from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.models import User
 from accounts.signals import account_closed
 from games.models import Game, GameReview, Seat
+from games.seat_facts import SeatFact
 from games.services import visibility
 from games.signals import Appended, events_appended, lobby_changed, review_ready
 
 from . import delivery, payloads
 from .models import Delivery, Endpoint
+
+# Whether the seat's player has an enabled endpoint, as of the move's locked read.
+HAS_ENDPOINT = SeatFact("has_webhook_endpoint", Exists(Endpoint.objects.filter(owner=OuterRef("user"), enabled=True)))
 
 
 def _rows(endpoint: Endpoint, made: list[payloads.WebhookEvent]) -> list[Delivery]:
@@ -31,7 +42,10 @@ def _rows(endpoint: Endpoint, made: list[payloads.WebhookEvent]) -> list[Deliver
 def queue_game_deliveries(sender: Any, *, appended: Appended, **kwargs: Any) -> None:
     """Moves, turns, starts, scores and ends, to the endpoints of the players at the table."""
     loaded = appended.loaded
-    players = {seat.user_id: seat for seat in loaded.seats if seat.user_id is not None}
+    # A seat whose read said "no endpoint" needs no look; one read without the fact (None) does.
+    players = {
+        seat.user_id: seat for seat in loaded.seats if seat.user_id is not None and HAS_ENDPOINT.of(seat) is not False
+    }
     if not players:
         return
     rows: list[Delivery] = []

@@ -65,7 +65,13 @@ def _active(loaded: store.LoadedGame) -> GameState:
 def execute_checked(loaded: store.LoadedGame, seat: int | None, action: Action) -> tuple[GameState, list[engine.Event]]:
     """The engine's verdict on ``action`` by ``seat`` (``None``: an operator) in
     an active game loaded with its lock: the new state and the events."""
-    state = _active(loaded)
+    return _verdict(loaded, _active(loaded), seat, action)
+
+
+def _verdict(
+    loaded: store.LoadedGame, state: GameState, seat: int | None, action: Action
+) -> tuple[GameState, list[engine.Event]]:
+    """The engine's verdict on ``action`` in ``state``, ``loaded``'s state already found active."""
     game = loaded.game
     try:
         return engine.execute(state, seat, action, store.chance(game.secret.seed, game.version))
@@ -94,7 +100,7 @@ def submit_action(
         if replay is not None:
             return ActionResult(replay.loaded, replay.seat, replay.events, replay.created, replayed=True)
         game = loaded.game
-        _active(loaded)
+        state = _active(loaded)  # checked once, first: a finished game refuses everyone alike
         seat = next((seat for seat in loaded.seats if seat.user_id == user.pk), None)
         if seat is None:
             raise GameError("not_a_player", "You have no seat in this game.")
@@ -106,7 +112,7 @@ def submit_action(
                 f"the game is at version {game.version}.",
                 current_version=game.version,
             )
-        after, events = execute_checked(loaded, seat.index, action)
+        after, events = _verdict(loaded, state, seat.index, action)
         if seat.absent_since is not None:  # a move of their own: the player is back
             seat.absent_since = None
             seat.save(update_fields=["absent_since"])
