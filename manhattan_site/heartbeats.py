@@ -5,8 +5,8 @@ the shared cache (Redis in production) every ``HEARTBEAT_SECONDS``, from a threa
 their own (manhattan_site/celery.py starts it). ``/readyz``, ``/metrics`` and the
 admin's operations page read them, and so does the game-over email, which waits for the
 post-game review only while a worker consuming the bots queue is alive (``serving``).
-Without Redis the cache is per process and the heartbeats are not seen across processes:
-development only (there the web process sees no worker at all).
+Without Redis (development) the cache is a folder of files under var/, shared by the
+site and its worker on one machine; the tests keep a cache per process.
 """
 
 from __future__ import annotations

@@ -121,8 +121,20 @@ STATIC_ROOT = Path(env("STATIC_ROOT", str(VAR_DIR / "static")))
 REDIS_URL = env("REDIS_URL")
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
-else:
+elif DJANGO_ENV == "test":
+    # Each test process its own: parallel test runs never share rate-limit counts or heartbeats.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    # Development without Redis: the site and its worker (`dev.py serve`) are two processes,
+    # and the site must see the worker's heartbeats (the game-over email waits for the
+    # review only while a bots worker is alive; /readyz and the operations page name the
+    # workers). Files under var/ are shared between them, with no server to run.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
 
 # Trusted reverse proxies in front of the site (the TLS proxy in production):
 # client addresses for rate limits are read from what they append to
