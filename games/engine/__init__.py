@@ -5,6 +5,18 @@ validated against a state and become events (``decide``/``execute``); every
 chance outcome is decided there, with a generator the caller seeds, and
 written into the events. Players see the game only through ``player_view``
 and ``redact_events``.
+
+What it owns: the rules (R1–R19 of the rulebook) as commands, events and their fold;
+legal actions and the notation of moves; the views a seat or a spectator may have; the
+bots and the arena (``bots``, ``search``, ``arena``).
+
+Why it is safe: it imports nothing but the standard library, so every rule is the same
+for the API, the pages, email replies and the bots, and is tested without a database.
+A command is checked against the state before any event is made (a refusal is a
+``RuleError`` and changes nothing); chance comes only from the generator its caller
+seeds (the seed stays in the server's ``GameSecret``), so a log folds to the same state
+every time; and ``views`` is the one place that strips what a seat may not see (other
+hands, the draw pile), which the bots use too, so they never peek.
 """
 
 from .actions import (
