@@ -18,7 +18,7 @@ from django.dispatch import Signal
 
 if TYPE_CHECKING:  # the store sends the signal: importing it here would be a loop
     from games.engine import Event
-    from games.store import LoadedGame
+    from games.table import LoadedGame
 
 
 class Cause(StrEnum):

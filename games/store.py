@@ -63,25 +63,7 @@ from games.engine.events import GAME_FINISHED
 from .errors import GameError, StaleVersion, not_found
 from .models import Game, GameEvent, IdempotencyKey, Seat
 from .signals import Appended, Cause, events_appended
-
-
-@dataclass
-class LoadedGame:
-    """A game with its seats (and their players) and its state at ``state.seq``
-    (``None`` before the deal, or when the caller asked for no state)."""
-
-    game: Game
-    seats: list[Seat]
-    state: GameState | None
-
-    def seat_of(self, user: Any) -> Seat | None:
-        """``user``'s seat, if they have one."""
-        if user is None or not getattr(user, "is_authenticated", False):
-            return None
-        return next((seat for seat in self.seats if seat.user_id == user.pk), None)
-
-    def seat_at(self, index: int | None) -> Seat | None:
-        return next((seat for seat in self.seats if seat.index == index), None)
+from .table import LoadedGame
 
 
 def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:

@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.signals import account_closed, address_confirmed, sign_in_link_requested
-from games import store
 from games.models import Game, Seat
 from games.services import visibility
 from games.signals import Appended, Cause, events_appended, lobby_changed, player_returned
+from games.table import LoadedGame
 
 from . import bounces, outbox, reminders, review_mail
 from .models import DataExport, InboundRefusal, Kind, Notification, Preference, Suppression, TurnClock
@@ -136,7 +136,7 @@ def clear_bounce(sender: Any, *, user: User, **kwargs: Any) -> None:
 
 
 @receiver(player_returned, dispatch_uid="notifications.player_returned")
-def restart_turn_clock(sender: Any, *, loaded: store.LoadedGame, now: datetime, **kwargs: Any) -> None:
+def restart_turn_clock(sender: Any, *, loaded: LoadedGame, now: datetime, **kwargs: Any) -> None:
     """A player took their seat back: if it is their turn, its clock starts now."""
     reminders.start_turn(loaded, now)
 

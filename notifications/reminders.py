@@ -20,10 +20,11 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from games import services, store
+from games import services
 from games.errors import GameError
 from games.models import Game
 from games.services import presence
+from games.table import LoadedGame
 from manhattan_site.metrics import REMINDERS, TIMEOUTS
 
 from . import outbox
@@ -33,7 +34,7 @@ logger = logging.getLogger(__name__)
 REMINDER_CHUNK = 250  # clocks claimed per transaction by the reminder sweep
 
 
-def start_turn(loaded: store.LoadedGame, now: datetime) -> None:
+def start_turn(loaded: LoadedGame, now: datetime) -> None:
     """Set the clock for the turn that just began: reminders and a timeout
     for a person, nothing for a bot or a finished game. One statement."""
     game = loaded.game

@@ -28,6 +28,7 @@ from games.engine.events import (
     PLAYER_RESIGNED,
 )
 from games.models import Game, GameReview
+from games.table import LoadedGame
 from games.talk import services as talk
 
 # Events a game stream reads at once; a longer log is sent in several reads.
@@ -53,7 +54,7 @@ class GameRead:
     """One read of a game's log after a seq, unredacted: shared by the streams of
     that game that stand at the same seq, each redacting its own copy."""
 
-    loaded: store.LoadedGame
+    loaded: LoadedGame
     rows: list[dict[str, Any]]
 
 
@@ -162,7 +163,7 @@ def user_events(user: User, cursor: Cursor) -> tuple[list[Frame], Cursor, set[st
                 continue
             known = 0  # started while the stream was away
         if game.version > known:
-            loaded = store.LoadedGame(game, list(game.seats.all()), None)
+            loaded = LoadedGame(game, list(game.seats.all()), None)
             own = loaded.seat_of(user)
             events = visible_events(loaded, user, after=known, limit=PAGE)
             for event in events:

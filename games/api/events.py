@@ -11,15 +11,16 @@ from typing import Any
 from rest_framework.renderers import JSONRenderer
 
 from games import engine, store
+from games.table import LoadedGame
 
 
-def visible_events(loaded: store.LoadedGame, user: Any, *, after: int, limit: int = 1000) -> list[dict[str, Any]]:
+def visible_events(loaded: LoadedGame, user: Any, *, after: int, limit: int = 1000) -> list[dict[str, Any]]:
     """The game's events after ``after`` as ``user`` may see them (their own
     seat's draws; a spectator's view without one), oldest first."""
     return as_seen_by(loaded, user, store.event_rows(loaded.game, after=after, limit=limit))
 
 
-def as_seen_by(loaded: store.LoadedGame, user: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def as_seen_by(loaded: LoadedGame, user: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows of ``store.event_rows`` redacted for ``user`` (a reader that shares one
     read of the log among several callers redacts each one's copy here)."""
     own = loaded.seat_of(user)

@@ -27,6 +27,7 @@ from games import store
 from games.engine import NotationError, RuleError
 from games.errors import GameError, not_found
 from games.services import visibility
+from games.table import LoadedGame
 
 _SEEN = "_visible_game"
 # Answered the same whatever the game, before it is read: they say nothing about it
@@ -54,11 +55,11 @@ class SeesTheGame(BasePermission):
         return True
 
 
-def seen_game(request: Any, game_id: str) -> store.LoadedGame:
+def seen_game(request: Any, game_id: str) -> LoadedGame:
     """The game ``SeesTheGame`` let the caller see, with its seats (no state:
     ``store.loaded`` folds it)."""
     table = getattr(request, _SEEN, None)
-    return table if isinstance(table, store.LoadedGame) else store.load(game_id, fold=False)
+    return table if isinstance(table, LoadedGame) else store.load(game_id, fold=False)
 
 
 def hidden_refusal(exc: Exception, context: dict[str, Any]) -> Exception:

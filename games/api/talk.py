@@ -18,6 +18,7 @@ from accounts.auth_helpers import request_user
 from accounts.scopes import GAMES_PLAY, GAMES_READ
 from games import store
 from games.errors import GameError
+from games.table import LoadedGame
 from games.talk import services as talk
 from games.talk.models import MAX_LENGTH, TableMessage
 from manhattan_site.strict_input import StrictSerializer, takes_no_body
@@ -56,7 +57,7 @@ class MessagesBodySerializer(serializers.Serializer[Any]):
     messages = MessageSerializer(many=True)
 
 
-def messages_of(loaded: store.LoadedGame, request: Request, after: int = 0) -> list[dict[str, Any]]:
+def messages_of(loaded: LoadedGame, request: Request, after: int = 0) -> list[dict[str, Any]]:
     """The messages the caller, a player, may read; GameError otherwise."""
     user = request_user(request)
     if loaded.seat_of(user) is None:

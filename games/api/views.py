@@ -26,6 +26,7 @@ from games.engine import SIDE_NAMES, Action
 from games.errors import GameError, StaleVersion
 from games.models import Game
 from games.services import open_games, play
+from games.table import LoadedGame
 from manhattan_site.strict_input import takes_no_body
 
 from . import talk
@@ -52,12 +53,12 @@ PLAYS = {"POST": GAMES_PLAY}
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
 
-def game_body(loaded: store.LoadedGame, request: Request) -> dict[str, Any]:
+def game_body(loaded: LoadedGame, request: Request) -> dict[str, Any]:
     """The caller's view of a game: the summary plus the board as their seat sees it."""
     return dict(GameSerializer(loaded.game, context=_context(loaded, request)).data)
 
 
-def _context(loaded: store.LoadedGame, request: Request) -> dict[str, Any]:
+def _context(loaded: LoadedGame, request: Request) -> dict[str, Any]:
     seat = loaded.seat_of(request_user(request))
     state = loaded.state
     view = engine.player_view(state, seat.index if seat else None).to_json() if state else None

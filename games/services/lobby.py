@@ -24,6 +24,7 @@ from games.errors import GameError, from_rule_error
 from games.models import Game, GameSecret, Seat
 from games.names import clean_name, generated_name
 from games.signals import Cause, lobby_changed
+from games.table import LoadedGame
 
 SeatKind = Literal["me", "invite", "open", "bot"]
 
@@ -197,7 +198,7 @@ def start_game(*, game: Game, user: User) -> Game:
         return _deal(loaded, actor=user)
 
 
-def _deal(loaded: store.LoadedGame, *, actor: User) -> Game:
+def _deal(loaded: LoadedGame, *, actor: User) -> Game:
     """Deal and begin ``loaded`` (locked, in the lobby, every seat filled), inside the caller's transaction."""
     game = loaded.game
     seed = secrets.token_hex(16)

@@ -27,6 +27,7 @@ from games.engine.bots import SEARCH_BOTS, bot_for
 from games.errors import GameError, StaleVersion, from_rule_error
 from games.models import Game, Seat
 from games.signals import Cause, player_returned
+from games.table import LoadedGame
 from manhattan_site.metrics import BOT_THINK
 
 MAX_BOT_MOVES_PER_TASK = 500
@@ -37,7 +38,7 @@ TIMEOUT_BOT = "strong"  # who moves for a player whose turn timed out (and then,
 class ActionResult:
     """What a move did: the game after it, the acting seat, and its events (unredacted)."""
 
-    loaded: store.LoadedGame
+    loaded: LoadedGame
     seat: int
     events: list[engine.Event]
     created: datetime
@@ -55,21 +56,21 @@ class ActionResult:
         return self.loaded.state
 
 
-def _active(loaded: store.LoadedGame) -> GameState:
+def _active(loaded: LoadedGame) -> GameState:
     game = loaded.game
     if game.status != Game.Status.ACTIVE or loaded.state is None:
         raise GameError(f"game_{game.status}", f"This game is {game.get_status_display().lower()}.")
     return loaded.state
 
 
-def execute_checked(loaded: store.LoadedGame, seat: int | None, action: Action) -> tuple[GameState, list[engine.Event]]:
+def execute_checked(loaded: LoadedGame, seat: int | None, action: Action) -> tuple[GameState, list[engine.Event]]:
     """The engine's verdict on ``action`` by ``seat`` (``None``: an operator) in
     an active game loaded with its lock: the new state and the events."""
     return _verdict(loaded, _active(loaded), seat, action)
 
 
 def _verdict(
-    loaded: store.LoadedGame, state: GameState, seat: int | None, action: Action
+    loaded: LoadedGame, state: GameState, seat: int | None, action: Action
 ) -> tuple[GameState, list[engine.Event]]:
     """The engine's verdict on ``action`` in ``state``, ``loaded``'s state already found active."""
     game = loaded.game
@@ -137,7 +138,7 @@ def come_back(*, game_id: Any, user: User) -> bool:
         return True
 
 
-def _bot_action(loaded: store.LoadedGame, seat: Seat, kind: str, purpose: str) -> Action:
+def _bot_action(loaded: LoadedGame, seat: Seat, kind: str, purpose: str) -> Action:
     """What bot ``kind`` plays for ``seat``: it sees only that seat's view. A
     search bot thinks for the budget the settings give (``BOT_SEARCH_SECONDS``,
     ``BOT_SEARCH_ITERATIONS``)."""
