@@ -90,6 +90,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "notifications.context_processors.dev_outbox",
+                "ratings.context_processors.my_ratings",
             ],
         },
     },
