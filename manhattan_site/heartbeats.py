@@ -5,8 +5,9 @@ the shared cache (Redis in production) every ``HEARTBEAT_SECONDS``, from a threa
 their own (manhattan_site/celery.py starts it). ``/readyz``, ``/metrics`` and the
 admin's operations page read them, and so does the game-over email, which waits for the
 post-game review only while a worker consuming the bots queue is alive (``serving``).
-Without Redis (development) the cache is a folder of files under var/, shared by the
-site and its worker on one machine; the tests keep a cache per process.
+They live in the ``shared`` cache: Redis when ``REDIS_URL`` is set; without it
+(development) a folder of files under var/, shared by the site and its worker on one
+machine; the tests keep one per process.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.utils import timezone
 
 KEY = "manhattan:heartbeats"
@@ -28,17 +29,17 @@ logger = logging.getLogger("manhattan.heartbeats")
 
 def beat(name: str, kind: str, **details: Any) -> None:
     """Record that ``name`` (a worker or beat) is alive now."""
-    seen = cache.get(KEY) or {}
+    seen = caches["shared"].get(KEY) or {}
     now = timezone.now()
     seen = {n: b for n, b in seen.items() if (now - datetime.fromisoformat(b["at"])).total_seconds() < KEEP_SECONDS}
     seen[name] = {"kind": kind, "at": now.isoformat(), **details}
-    cache.set(KEY, seen, KEEP_SECONDS)
+    caches["shared"].set(KEY, seen, KEEP_SECONDS)
 
 
 def last_seen() -> dict[str, dict[str, Any]]:
     """Every worker and beat seen in the last week: ``{name: {"kind", "at", ...}}``."""
     try:
-        seen = cache.get(KEY) or {}
+        seen = caches["shared"].get(KEY) or {}
     except Exception:  # the cache (Redis) being down is reported by /readyz itself
         return {}
     return {name: {**b, "at": datetime.fromisoformat(b["at"])} for name, b in seen.items()}

@@ -135,12 +135,14 @@ def bot_game(alice: User) -> Game:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
-    """Rate-limit counters live in the cache: no test inherits another's."""
-    from django.core.cache import cache
+    """Rate-limit counters and heartbeats live in the caches: no test inherits another's."""
+    from django.core.cache import caches
 
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
     yield
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
 
 
 @pytest.fixture

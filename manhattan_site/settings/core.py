@@ -120,21 +120,27 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(env("STATIC_ROOT", str(VAR_DIR / "static")))
 
 REDIS_URL = env("REDIS_URL")
+# "default" holds what one process may keep to itself (rate-limit and throttle counts in
+# development); "shared" what every process must see alike (the workers' heartbeats).
+# With Redis both are Redis.
+_LOCAL_MEMORY = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    _REDIS = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    CACHES = {"default": _REDIS, "shared": _REDIS}
 elif DJANGO_ENV == "test":
-    # Each test process its own: parallel test runs never share rate-limit counts or heartbeats.
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Each test process its own: parallel test runs never share counts or heartbeats.
+    CACHES = {"default": _LOCAL_MEMORY, "shared": {**_LOCAL_MEMORY, "LOCATION": "shared"}}
 else:
     # Development without Redis: the site and its worker (`dev.py serve`) are two processes,
     # and the site must see the worker's heartbeats (the game-over email waits for the
     # review only while a bots worker is alive; /readyz and the operations page name the
     # workers). Files under var/ are shared between them, with no server to run.
     CACHES = {
-        "default": {
+        "default": _LOCAL_MEMORY,
+        "shared": {
             "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
             "LOCATION": str(VAR_DIR / "cache"),
-        }
+        },
     }
 
 # Trusted reverse proxies in front of the site (the TLS proxy in production):
