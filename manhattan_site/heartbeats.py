@@ -23,23 +23,24 @@ from django.core.cache import caches
 from django.utils import timezone
 
 KEY = "manhattan:heartbeats"
+CACHE = "shared"  # the cache every process sees alike (settings.CACHES)
 KEEP_SECONDS = 7 * 24 * 3600  # a worker unseen this long is forgotten
 logger = logging.getLogger("manhattan.heartbeats")
 
 
 def beat(name: str, kind: str, **details: Any) -> None:
     """Record that ``name`` (a worker or beat) is alive now."""
-    seen = caches["shared"].get(KEY) or {}
+    seen = caches[CACHE].get(KEY) or {}
     now = timezone.now()
     seen = {n: b for n, b in seen.items() if (now - datetime.fromisoformat(b["at"])).total_seconds() < KEEP_SECONDS}
     seen[name] = {"kind": kind, "at": now.isoformat(), **details}
-    caches["shared"].set(KEY, seen, KEEP_SECONDS)
+    caches[CACHE].set(KEY, seen, KEEP_SECONDS)
 
 
 def last_seen() -> dict[str, dict[str, Any]]:
     """Every worker and beat seen in the last week: ``{name: {"kind", "at", ...}}``."""
     try:
-        seen = caches["shared"].get(KEY) or {}
+        seen = caches[CACHE].get(KEY) or {}
     except Exception:  # the cache (Redis) being down is reported by /readyz itself
         return {}
     return {name: {**b, "at": datetime.fromisoformat(b["at"])} for name, b in seen.items()}
