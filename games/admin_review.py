@@ -14,7 +14,7 @@ from .models import GameReview
 class GameReviewAdmin(admin.ModelAdmin[GameReview]):
     list_display = ("game", "status", "moves_done", "moves_total", "iterations", "created", "finished")
     list_filter = ("status",)
-    fields = ("game", "status", "moves_done", "moves_total", "iterations", "created", "finished", "moves")
+    fields = ("game", "status", "moves_done", "moves_total", "iterations", "created", "progressed", "finished", "moves")
     readonly_fields = fields
     raw_id_fields = ("game",)
 

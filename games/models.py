@@ -277,8 +277,8 @@ class PlayNowLine(models.Model):
 
 
 class GameReview(models.Model):
-    """The bot's review of one finished game (``games.services.review``): made once by a
-    task on the bots queue and stored. It exists only for finished games, so nothing of
+    """The bot's review of one finished game (``games.services.review``): made once, a
+    slice of moves per task on the bots queue, and stored. It exists only for finished games, so nothing of
     it can be seen while the game is played."""
 
     class Status(models.TextChoices):
@@ -295,6 +295,9 @@ class GameReview(models.Model):
     iterations = models.PositiveIntegerField(default=0, help_text="Search iterations a move, as configured.")
     moves = models.JSONField(default=list, blank=True, help_text="One reviewed move a row, in log order.")
     created = models.DateTimeField(default=timezone.now)
+    progressed = models.DateTimeField(
+        null=True, blank=True, help_text="When its last slice of moves was stored (none for long: its task was lost)."
+    )
     finished = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

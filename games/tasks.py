@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.db import transaction
 from django.dispatch import receiver
@@ -78,13 +78,20 @@ def fill_open_games_with_bots() -> int:
     return sum(open_games.fill_with_bots(game_id=pk, now=now) for pk in due)
 
 
-# A review searches every move of the game twice: minutes of one core for a long game
-# (docs/bots.md), on the bots queue, never the emails'.
-@shared_task(ignore_result=True, soft_time_limit=600, time_limit=660)  # type: ignore[untyped-decorator]
-def review_finished_game(game_id: str) -> int:
-    """Make the finished game's queued review; the number of moves reviewed."""
-    done = review.run_review(game_id)
-    return done.moves_done if done is not None else 0
+# A review searches every move of the game twice: a minute or more of one core for a
+# whole game (docs/bots.md), on the bots queue, never the emails'. One task reviews one
+# slice and queues the rest at the back of its queue, so the bots' turns queued meanwhile
+# go first: they wait seconds behind a review, not minutes.
+@shared_task(bind=True, ignore_result=True, soft_time_limit=90, time_limit=120)  # type: ignore[untyped-decorator]
+def review_finished_game(self: Task, game_id: str) -> int:
+    """Review the next slice of the finished game's queued review, and queue the rest;
+    the number of moves reviewed so far."""
+    step = review.review_slice(game_id)
+    if step is None:
+        return 0
+    if step.status == step.Status.RUNNING:
+        _enqueue_review(game_id, queue=(self.request.delivery_info or {}).get("routing_key"))
+    return step.moves_done
 
 
 @receiver(events_appended, dispatch_uid="games.tasks.review_finished_games")
@@ -99,9 +106,11 @@ def review_when_finished(sender: Any, *, appended: Appended, **kwargs: Any) -> N
     transaction.on_commit(lambda: _enqueue_review(public_id))
 
 
-def _enqueue_review(public_id: str) -> None:
+def _enqueue_review(public_id: str, queue: str | None = None) -> None:
+    """Queue the review's next slice: on ``queue`` (where the last slice came from) or by
+    the routes (the bots queue)."""
     try:
-        review_finished_game.delay(public_id)
+        review_finished_game.apply_async((public_id,), **({"queue": queue} if queue else {}))
     except Exception:  # the broker is down: the review stays queued (see docs/bots.md)
         logger.warning("could not enqueue the review of game %s", public_id, exc_info=True)
 

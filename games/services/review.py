@@ -1,5 +1,5 @@
-"""The post-game review: queued when a game finishes, made once by a task on the bots
-queue, stored in ``GameReview`` (docs/bots.md, "Post-game review").
+"""The post-game review: queued when a game finishes, made once, a slice of moves per
+task on the bots queue, stored in ``GameReview`` (docs/bots.md, "Post-game review").
 
 The engine (``games.engine.review``) reviews every move from the view its seat had of
 the position; this module decides which games are reviewed (``settings.GAME_REVIEW``),
@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from games import store
@@ -27,8 +28,10 @@ from games.signals import review_failed, review_ready
 
 logger = logging.getLogger(__name__)
 
-CHUNK = 4
-"""Moves reviewed between two progress updates."""
+SLICE = 4
+"""Moves one task reviews before it queues the rest behind whatever waits: a bot's turn
+queued behind a review waits for a slice (seconds at the default budget), not for the
+whole review (a minute or more)."""
 
 
 def wanted(game: Game, seats: Sequence[Seat]) -> bool:
@@ -68,9 +71,17 @@ def move_row(move: MoveReview) -> dict[str, Any]:
     }
 
 
-def run_review(game_id: str) -> GameReview | None:
-    """Review the game whose review is queued (or was left running by a dead worker);
-    a review that is done or failed is left alone, so it is made once."""
+def review_slice(game_id: str) -> GameReview | None:
+    """Review the next ``SLICE`` moves of the game's queued or running review and store
+    them: the review as they left it (``running`` while moves are left, then ``done``), or
+    ``None`` if there was nothing to do (done, failed, never queued, or another task
+    stored the same slice first).
+
+    The search runs outside any transaction (seconds of CPU must hold no lock, and on
+    SQLite no write lock on the whole file); the slice is stored only if the review is
+    still where it was read, so a redelivered or duplicated task wastes its work and
+    changes nothing.
+    """
     with transaction.atomic():
         review = (
             GameReview.objects.select_for_update()
@@ -82,35 +93,57 @@ def run_review(game_id: str) -> GameReview | None:
             return None
         events = store.event_payloads(review.game)
         indexes = [index for index, _ in reviewable_moves(events)]
-        review.status = GameReview.Status.RUNNING
-        review.moves_total, review.moves_done, review.moves = len(indexes), 0, []
-        review.save(update_fields=["status", "moves_total", "moves_done", "moves"])
+        if review.status == GameReview.Status.QUEUED:
+            review.status, review.progressed = GameReview.Status.RUNNING, timezone.now()
+            review.moves_total, review.moves_done, review.moves = len(indexes), 0, []
+            review.save(update_fields=["status", "moves_total", "moves_done", "moves", "progressed"])
+    start = review.moves_done
     try:
-        rows: list[dict[str, Any]] = []
-        for start in range(0, len(indexes), CHUNK):
-            only = set(indexes[start : start + CHUNK])
-            moves = review_game(events, review.seed, iterations=review.iterations or 1, only=only)
-            rows.extend(move_row(move) for move in moves)
-            GameReview.objects.filter(pk=review.pk).update(moves_done=len(rows))
+        only = set(indexes[start : start + SLICE])
+        moves = review_game(events, review.seed, iterations=review.iterations or 1, only=only)
+        rows = [move_row(move) for move in moves]
     except Exception:
         logger.exception("the review of game %s failed", game_id)
         GameReview.objects.filter(pk=review.pk).update(status=GameReview.Status.FAILED, finished=timezone.now())
         review.refresh_from_db()
         review_failed.send_robust(sender=GameReview, game=review.game, review=review)  # the error stays the one raised
         raise
-    GameReview.objects.filter(pk=review.pk).update(
-        status=GameReview.Status.DONE, moves=rows, moves_done=len(rows), finished=timezone.now()
-    )
-    review.refresh_from_db()
-    review_ready.send(sender=GameReview, game=review.game, review=review)
+    with transaction.atomic():
+        current = GameReview.objects.select_for_update().filter(pk=review.pk).first()
+        if current is None or current.status != GameReview.Status.RUNNING or current.moves_done != start:
+            return None  # another task stored this slice first: it goes on, this one stops
+        current.moves = [*current.moves, *rows]
+        current.moves_done = len(current.moves)
+        current.progressed = timezone.now()
+        if current.moves_done >= current.moves_total:
+            current.status, current.finished = GameReview.Status.DONE, current.progressed
+        current.save(update_fields=["moves", "moves_done", "progressed", "status", "finished"])
+    current.game = review.game
+    if current.status == GameReview.Status.DONE:
+        review_ready.send(sender=GameReview, game=current.game, review=current)
+    return current
+
+
+def run_review(game_id: str) -> GameReview | None:
+    """The whole review at once, slice after slice (operators' commands and tests; the
+    task makes one slice and queues the next behind whatever waits): the finished review,
+    or ``None`` if there was none to make."""
+    review = None
+    while (step := review_slice(game_id)) is not None:
+        review = step
+        if step.status != GameReview.Status.RUNNING:
+            break
     return review
 
 
 def lost_reviews(older_than_seconds: int) -> list[str]:
-    """The games whose review has waited in the queue for longer than any queue should take:
-    their task was lost (the broker was down when the game finished)."""
+    """The games whose review has waited for longer than any queue should take: queued, or
+    running with no slice stored for that long. Their task was lost (the broker was down
+    when the game finished or when a slice queued the next)."""
     since = timezone.now() - timedelta(seconds=older_than_seconds)
-    waiting = GameReview.objects.filter(status=GameReview.Status.QUEUED, created__lt=since)
+    queued = Q(status=GameReview.Status.QUEUED, created__lt=since)
+    stalled = Q(status=GameReview.Status.RUNNING, progressed__lt=since)
+    waiting = GameReview.objects.filter(queued | stalled)
     return [str(public_id) for public_id in waiting.values_list("game__public_id", flat=True)[:100]]
 
 

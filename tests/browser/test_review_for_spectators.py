@@ -12,7 +12,7 @@ from playwright.sync_api import Browser
 
 from accounts.models import User
 from games.models import Game
-from games.tasks import review_finished_game
+from games.services.review import run_review
 from tests.factories import play_until, resign, two_known_marks, two_player_bot_game
 from tests.support.browser import DESKTOP, at_step, axe_violations, describe
 
@@ -28,7 +28,7 @@ def public_reviewed_game(alice: User) -> Game:
     play_until(game, lambda g: g.round >= 2)
     resign(game, alice)
     Game.objects.filter(pk=game.pk).update(public=True)
-    review_finished_game(str(game.public_id))
+    run_review(str(game.public_id))
     two_known_marks(game)
     return Game.objects.get(pk=game.pk)
 

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser
 from accounts.models import User
 from games import engine, services, store
 from games.models import Game
-from games.tasks import review_finished_game
+from games.services.review import run_review
 from tests.factories import two_known_marks
 from tests.support.browser import DESKTOP, PHONE, at_step, axe_violations, describe, signed_in
 
@@ -50,7 +50,7 @@ def review_in_a_worker(game: Game) -> threading.Thread:
 
     def run() -> None:
         try:
-            review_finished_game(str(game.public_id))
+            run_review(str(game.public_id))
         finally:
             connection.close()
 

@@ -42,7 +42,7 @@ def test_a_finished_game_is_queued_for_review_and_reviewed_once(finished_game: G
     assert review.seed
     assert review.iterations == 2
 
-    assert review_finished_game(str(finished_game.public_id)) > 0
+    assert run_review(str(finished_game.public_id)) is not None
     review.refresh_from_db()
     assert review.status == GameReview.Status.DONE
     assert review.moves_done == review.moves_total == len(review.moves) > 0
@@ -102,7 +102,7 @@ def test_the_api_answers_202_while_queued_then_200_with_the_typed_review(
     assert waiting.status_code == 202, waiting.content
     assert waiting.json() == {"status": "queued", "progress": 0.0, "moves_done": 0, "moves_total": 0}
 
-    review_finished_game(str(finished_game.public_id))
+    run_review(str(finished_game.public_id))
     done = client.get(review_url(finished_game))
     assert done.status_code == 200, done.content
     body = done.json()
@@ -138,7 +138,7 @@ def test_the_review_is_not_available_while_the_game_is_played(
 def test_a_stranger_is_told_a_private_game_does_not_exist(
     finished_game: Game, stranger: User, client_for: Callable[[User | None], APIClient]
 ) -> None:
-    review_finished_game(str(finished_game.public_id))
+    run_review(str(finished_game.public_id))
     for client in (client_for(stranger), client_for(None)):
         response = client.get(review_url(finished_game))
         assert response.status_code in (401, 404)
@@ -164,7 +164,7 @@ def test_a_review_whose_task_was_lost_is_queued_again(
     finished_game: Game, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     queued: list[str] = []
-    monkeypatch.setattr(review_finished_game, "delay", queued.append)
+    monkeypatch.setattr(review_finished_game, "apply_async", lambda args, **options: queued.append(args[0]))
     settings.GAME_REVIEW_LOST_SECONDS = 3600
     assert sweep_reviews() == 0
     GameReview.objects.filter(game=finished_game).update(created=timezone.now() - timedelta(hours=2))
@@ -180,7 +180,7 @@ def test_a_failed_review_is_not_available(
 
     monkeypatch.setattr("games.services.review.review_game", broken)
     with pytest.raises(RuntimeError):
-        review_finished_game(str(finished_game.public_id))
+        run_review(str(finished_game.public_id))
     assert GameReview.objects.get(game=finished_game).status == GameReview.Status.FAILED
     response = client_for(alice).get(review_url(finished_game))
     assert response.status_code == 409
@@ -195,7 +195,7 @@ def test_other_apps_are_told_when_a_review_is_ready(finished_game: Game) -> None
 
     review_ready.connect(listen)
     try:
-        review_finished_game(str(finished_game.public_id))
+        run_review(str(finished_game.public_id))
     finally:
         review_ready.disconnect(listen)
     assert [(game.pk, review.status) for game, review in heard] == [(finished_game.pk, GameReview.Status.DONE)]
@@ -204,7 +204,7 @@ def test_other_apps_are_told_when_a_review_is_ready(finished_game: Game) -> None
 def test_operators_see_the_review_but_not_its_seed(finished_game: Game, make_user: Callable[..., User]) -> None:
     from django.test import Client
 
-    review_finished_game(str(finished_game.public_id))
+    run_review(str(finished_game.public_id))
     review = GameReview.objects.get(game=finished_game)
     operator = make_user("ops@example.com", is_staff=True, is_superuser=True)
     client = Client()

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from accounts.models import User
 from games.models import Game, GameReview
-from games.tasks import review_finished_game
+from games.services.review import run_review
 from tests.factories import play_to_end, two_player_bot_game
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ def reviewed_game(settings: Any, alice: User) -> Game:
     settings.GAME_REVIEW_ITERATIONS = 2
     game = two_player_bot_game(alice)
     play_to_end(game, alice)
-    review_finished_game(str(game.public_id))
+    run_review(str(game.public_id))
     review = GameReview.objects.get(game=game)
     moves = review.moves
     # A known mark, so that the sentence is certain whatever the small budget estimated.

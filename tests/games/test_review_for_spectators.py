@@ -14,8 +14,8 @@ from django.urls import reverse
 
 from accounts.models import User
 from games.models import Game, GameReview
+from games.services.review import run_review
 from games.services.visibility import watch_key
-from games.tasks import review_finished_game
 from tests.factories import play_until, resign, two_player_bot_game
 from tests.support.secrets.truth import Truth, find_leaks
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 def reviewed(game: Game) -> GameReview:
     """The review made, with two certain marks (a tiny budget marks moves by chance)."""
-    review_finished_game(str(game.public_id))
+    run_review(str(game.public_id))
     review = GameReview.objects.get(game=game)
     moves = [dict(row, mark=None) for row in review.moves]
     placements = [row for row in moves if row["kind"] == "placement" and row["seat"] == 0]

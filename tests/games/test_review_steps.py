@@ -14,7 +14,7 @@ from django.urls import reverse
 from accounts.models import User
 from games.engine.rotation import CARD_TO_LOT
 from games.models import Game, GameReview
-from games.tasks import review_finished_game
+from games.services.review import run_review
 from tests.factories import play_to_end, two_player_bot_game
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ def reviewed_game(settings: Any, alice: User) -> Game:
     settings.GAME_REVIEW = "all"
     game = two_player_bot_game(alice)
     play_to_end(game, alice)
-    review_finished_game(str(game.public_id))
+    run_review(str(game.public_id))
     review = GameReview.objects.get(game=game)
     moves = [dict(row, mark=None) for row in review.moves]
     placements = [row for row in moves if row["kind"] == "placement" and row["seat"] == 0]

@@ -16,7 +16,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from games.tasks import review_finished_game
+from games.services.review import run_review
 from manhattan_site import heartbeats
 from notifications import outbox
 from notifications.models import Kind, Notification
@@ -50,7 +50,7 @@ def test_the_game_over_email_waits_for_the_review_then_links_to_it(
     assert {n.status for n in Notification.objects.filter(kind=Kind.GAME_OVER)} == {Notification.Status.PENDING}
 
     with django_capture_on_commit_callbacks(execute=True):
-        review_finished_game(str(game.public_id))
+        run_review(str(game.public_id))
     released = [pk for batch in broker.published for pk in batch]
     assert sorted(released) == sorted(n.pk for n in held)
     assert deliver_notifications(released) == 2  # the task's body, as a worker runs it
@@ -89,7 +89,7 @@ def test_the_review_line_is_in_the_players_language(
     alice.save(update_fields=["language"])
     game = resigned_game(alice, bob, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
-        review_finished_game(str(game.public_id))
+        run_review(str(game.public_id))
     deliver_notifications([pk for batch in broker.published for pk in batch])
     text, markup = bodies(game_over_email(alice))
     assert words in text
@@ -109,7 +109,7 @@ def test_a_failed_review_sends_the_email_at_once_without_the_link(
     monkeypatch.setattr("games.services.review.review_game", broken)
     monkeypatch.setattr("games.services.review.reviewable_moves", lambda events: [(0, None)])
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
-        review_finished_game(str(game.public_id))
+        run_review(str(game.public_id))
     deliver_notifications([pk for batch in broker.published for pk in batch])
     text, markup = bodies(game_over_email(alice))
     assert "Your game of Manhattan is over." in text
@@ -128,7 +128,7 @@ def test_without_the_review_in_time_the_sweep_sends_the_email_without_the_link(
     text, _ = bodies(game_over_email(alice))
     assert "show=review" not in text
     with django_capture_on_commit_callbacks(execute=True):
-        review_finished_game(str(game.public_id))  # late: the email went; nothing more is sent
+        run_review(str(game.public_id))  # late: the email went; nothing more is sent
     assert outbox.sweep_outbox(now=timezone.now() + timedelta(hours=1)) == 0
     assert len(mail.outbox) == before + 2
 

@@ -16,7 +16,7 @@ from django.test import Client
 
 from accounts.models import User
 from games.models import GameReview
-from games.tasks import review_finished_game
+from games.services.review import run_review
 from manhattan_site import heartbeats
 from notifications import outbox
 from notifications.models import Kind, Notification
@@ -64,7 +64,7 @@ def test_with_the_bots_worker_gone_the_game_over_email_goes_at_once_without_the_
         outbox.sweep_outbox()  # the game's other emails
         sent = len(mail.outbox)
         with django_capture_on_commit_callbacks(execute=True):
-            review_finished_game(str(game.public_id))
+            run_review(str(game.public_id))
         assert outbox.sweep_outbox() == 0
         assert len(mail.outbox) == sent
 

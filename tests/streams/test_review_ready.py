@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from games.models import Game, GameReview
-from games.tasks import review_finished_game
+from games.services.review import run_review
 from tests.factories import play_to_end, two_player_bot_game
 from tests.support.api import token
 
@@ -31,7 +31,7 @@ def test_the_players_stream_says_game_over_then_review_ready(asgi_server: Any, s
     over = stream.until(lambda e: e.data["type"] == "game_over", timeout=10)
     assert f"{game.pk}:{game.version}" in (over.id or "")  # still followed: its review is coming
 
-    review_finished_game(str(game.public_id))
+    run_review(str(game.public_id))
     ready = stream.until(lambda e: e.data["type"] == "review_ready", timeout=10)
     assert ready.data == {
         "type": "review_ready",
@@ -58,7 +58,7 @@ def test_the_game_stream_sends_review_ready_once_the_review_is_stored(
     assert stream.status == 200
     assert sse(url, **token(stranger)).status == 404  # a private game's review is its viewers' alone
 
-    review_finished_game(str(game.public_id))
+    run_review(str(game.public_id))
     ready = stream.until(lambda e: e.name == "review_ready", timeout=10)
     assert ready.id == str(game.version)
     assert ready.data == {

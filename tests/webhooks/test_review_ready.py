@@ -9,7 +9,7 @@ import pytest
 from standardwebhooks import Webhook
 
 from games.models import Game, GameReview
-from games.tasks import review_finished_game
+from games.services.review import run_review
 from tests.factories import play_to_end, two_player_bot_game
 from webhooks.models import Delivery
 from webhooks.tasks import deliver_webhooks
@@ -36,7 +36,7 @@ def test_the_players_endpoint_hears_the_review_is_ready_and_nobody_else(
     finished_game.save(update_fields=["public"])
     assert not Delivery.objects.filter(event_type="game.review_ready").exists(), "not before the review"
 
-    review_finished_game(str(finished_game.public_id))
+    run_review(str(finished_game.public_id))
 
     [ready] = alices.endpoint.deliveries.filter(event_type="game.review_ready")
     assert not only_over.endpoint.deliveries.exists()
