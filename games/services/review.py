@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -28,10 +29,10 @@ from games.signals import review_failed, review_ready
 
 logger = logging.getLogger(__name__)
 
-SLICE = 4
-"""Moves one task reviews before it queues the rest behind whatever waits: a bot's turn
-queued behind a review waits for a slice (seconds at the default budget), not for the
-whole review (a minute or more)."""
+SLICE_SECONDS = 2.0
+"""How long one task reviews (moves are reviewed one at a time until this has passed; at
+least one) before it queues the rest behind whatever waits: a bot's turn queued behind a
+review waits about this long, not for the whole review (a minute or more)."""
 
 
 def wanted(game: Game, seats: Sequence[Seat]) -> bool:
@@ -72,10 +73,10 @@ def move_row(move: MoveReview) -> dict[str, Any]:
 
 
 def review_slice(game_id: str) -> GameReview | None:
-    """Review the next ``SLICE`` moves of the game's queued or running review and store
-    them: the review as they left it (``running`` while moves are left, then ``done``), or
-    ``None`` if there was nothing to do (done, failed, never queued, or another task
-    stored the same slice first).
+    """Review the next moves of the game's queued or running review, for about
+    ``SLICE_SECONDS``, and store them: the review as they left it (``running`` while
+    moves are left, then ``done``), or ``None`` if there was nothing to do (done, failed,
+    never queued, or another task stored the same slice first).
 
     The search runs outside any transaction (seconds of CPU must hold no lock, and on
     SQLite no write lock on the whole file); the slice is stored only if the review is
@@ -98,10 +99,16 @@ def review_slice(game_id: str) -> GameReview | None:
             review.moves_total, review.moves_done, review.moves = len(indexes), 0, []
             review.save(update_fields=["status", "moves_total", "moves_done", "moves", "progressed"])
     start = review.moves_done
+    rows: list[dict[str, Any]] = []
+    reviewed = 0
+    began = time.monotonic()
     try:
-        only = set(indexes[start : start + SLICE])
-        moves = review_game(events, review.seed, iterations=review.iterations or 1, only=only)
-        rows = [move_row(move) for move in moves]
+        for index in indexes[start:]:
+            moves = review_game(events, review.seed, iterations=review.iterations or 1, only={index})
+            rows.extend(move_row(move) for move in moves)
+            reviewed += 1
+            if time.monotonic() - began >= SLICE_SECONDS:
+                break
     except Exception:
         logger.exception("the review of game %s failed", game_id)
         GameReview.objects.filter(pk=review.pk).update(status=GameReview.Status.FAILED, finished=timezone.now())
@@ -113,7 +120,7 @@ def review_slice(game_id: str) -> GameReview | None:
         if current is None or current.status != GameReview.Status.RUNNING or current.moves_done != start:
             return None  # another task stored this slice first: it goes on, this one stops
         current.moves = [*current.moves, *rows]
-        current.moves_done = len(current.moves)
+        current.moves_done = start + reviewed
         current.progressed = timezone.now()
         if current.moves_done >= current.moves_total:
             current.status, current.finished = GameReview.Status.DONE, current.progressed

@@ -18,11 +18,18 @@ from games import store
 from games.engine.review import review_game
 from games.models import Game, GameReview
 from games.services import review
-from games.services.review import SLICE, move_row, review_slice, run_review
+from games.services.review import move_row, review_slice, run_review
 from games.tasks import review_finished_game, sweep_reviews
 from tests.factories import play_to_end, two_player_bot_game
 
 pytestmark = pytest.mark.django_db(transaction=False)
+
+
+@pytest.fixture(autouse=True)
+def _one_move_a_slice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slice ends after its first move (the tests' tiny budget would review a whole game
+    in one slice's time)."""
+    monkeypatch.setattr(review, "SLICE_SECONDS", 0.0)
 
 
 @pytest.fixture
@@ -49,14 +56,14 @@ def test_a_task_reviews_one_slice_and_queues_the_rest_until_done(
     queued: list[tuple[str, dict[str, Any]]],
 ) -> None:
     game_id = str(finished_game.public_id)
-    assert review_finished_game(game_id) == SLICE
+    assert review_finished_game(game_id) == 1
     stored = GameReview.objects.get(game=finished_game)
     assert stored.status == GameReview.Status.RUNNING
-    assert stored.moves_total > 3 * SLICE
+    assert stored.moves_total > 3
     assert queued == [(game_id, {})]  # by the routes: the bots queue
     progress = client_for(alice).get(f"/api/v1/games/{game_id}/review")
     assert progress.status_code == 202
-    assert progress.json()["moves_done"] == SLICE
+    assert progress.json()["moves_done"] == 1
 
     tasks = 1
     while queued:
@@ -65,7 +72,7 @@ def test_a_task_reviews_one_slice_and_queues_the_rest_until_done(
         tasks += 1
     stored.refresh_from_db()
     assert stored.status == GameReview.Status.DONE
-    assert tasks == -(-stored.moves_total // SLICE)
+    assert tasks == stored.moves_total
     assert stored.moves_done == stored.moves_total == len(stored.moves)
     # The slices add up to the review made at once, at the same seed.
     whole = review_game(store.event_payloads(finished_game), stored.seed, iterations=stored.iterations)
@@ -88,8 +95,8 @@ def test_a_slice_another_task_stored_first_is_dropped(
     assert review_finished_game(game_id) == 0
     assert queued == []  # the task that stored the slice goes on; this one stops
     stored = GameReview.objects.get(game=finished_game)
-    assert stored.moves_done == len(stored.moves) == 2 * SLICE
-    assert len({row["event_index"] for row in stored.moves}) == 2 * SLICE
+    assert stored.moves_done == len(stored.moves) == 2
+    assert len({row["event_index"] for row in stored.moves}) == 2
 
 
 def test_a_review_left_half_made_goes_on_where_it_stopped(finished_game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,7 +116,7 @@ def test_a_review_left_half_made_goes_on_where_it_stopped(finished_game: Game, m
     indexes = [row["event_index"] for row in done.moves]
     assert indexes == sorted(set(indexes))
     assert len(indexes) == done.moves_total
-    assert sorted(searched) == indexes[2 * SLICE :]  # only the moves not yet reviewed
+    assert sorted(searched) == indexes[2:]  # only the moves not yet reviewed
     assert run_review(game_id) is None  # done: never made again
 
 
