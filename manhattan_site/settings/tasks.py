@@ -18,6 +18,9 @@ if not REDIS_URL:
         "processed_folder": str(VAR_DIR / "celery-processed"),
         "control_folder": str(VAR_DIR / "celery-control"),
         "store_processed": False,
+        # The folder is looked at every tenth of a second, not every second (kombu's
+        # default): a bot's answer or an email waited up to a second more per task for it.
+        "polling_interval": 0.1,
     }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
