@@ -13,7 +13,7 @@ from accounts.models import User
 from accounts.services import create_api_token
 from games import services
 from games.models import Game
-from tests.factories import two_player_game
+from tests.factories import play_to_end, two_player_bot_game, two_player_game
 from tests.support.mail import Inbox, smtp_server
 
 # Fixtures more than one folder uses and that need a module of their own.
@@ -130,6 +130,21 @@ def bot_game(alice: User) -> Game:
         ],
     )
     game.refresh_from_db()  # the last seat taken: it started by itself
+    return game
+
+
+@pytest.fixture
+def reviewed_when_finished(settings: Any) -> None:
+    """Every finished game is queued for review, at a tiny budget (2 iterations a search)."""
+    settings.GAME_REVIEW = "all"
+    settings.GAME_REVIEW_ITERATIONS = 2
+
+
+@pytest.fixture
+def finished_bot_game(reviewed_when_finished: None, alice: User) -> Game:
+    """Alice against the greedy bot, heads-up, played to its end: its review is queued."""
+    game = two_player_bot_game(alice)
+    play_to_end(game, alice)
     return game
 
 

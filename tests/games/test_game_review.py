@@ -30,10 +30,8 @@ def _small_budget(settings: Any) -> None:
 
 
 @pytest.fixture
-def finished_game(alice: User) -> Game:
-    game = two_player_bot_game(alice)
-    play_to_end(game, alice)
-    return game
+def finished_game(finished_bot_game: Game) -> Game:
+    return finished_bot_game
 
 
 def test_a_finished_game_is_queued_for_review_and_reviewed_once(finished_game: Game) -> None:

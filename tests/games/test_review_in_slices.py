@@ -20,7 +20,6 @@ from games.models import Game, GameReview
 from games.services import review
 from games.services.review import move_row, review_slice, run_review
 from games.tasks import review_finished_game, sweep_reviews
-from tests.factories import play_to_end, two_player_bot_game
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -33,12 +32,8 @@ def _one_move_a_slice(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def finished_game(settings: Any, alice: User) -> Game:
-    settings.GAME_REVIEW_ITERATIONS = 2
-    settings.GAME_REVIEW = "all"
-    game = two_player_bot_game(alice)
-    play_to_end(game, alice)
-    return game
+def finished_game(finished_bot_game: Game) -> Game:
+    return finished_bot_game
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from standardwebhooks import Webhook
 
 from games.models import Game, GameReview
 from games.services.review import run_review
-from tests.factories import play_to_end, two_player_bot_game
 from webhooks.models import Delivery
 from webhooks.tasks import deliver_webhooks
 
@@ -18,12 +17,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def finished_game(settings: Any, alice: Any) -> Game:
-    settings.GAME_REVIEW = "all"
-    settings.GAME_REVIEW_ITERATIONS = 2
-    game = two_player_bot_game(alice)
-    play_to_end(game, alice)
-    return game
+def finished_game(finished_bot_game: Game) -> Game:
+    return finished_bot_game
 
 
 def test_the_players_endpoint_hears_the_review_is_ready_and_nobody_else(
