@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from . import lobby, review, talk, views, watching
+from . import lobby, presence, review, talk, views, watching
 
 # What the API index (``/api/v1/``) links to from here.
 index_links = {"games": "api-games"}
@@ -26,4 +26,5 @@ urlpatterns = [
     path("games/<str:game_id>/record", views.RecordView.as_view(), name="api-game-record"),
     path("games/<str:game_id>/messages", talk.MessagesView.as_view(), name="api-game-messages"),
     path("games/<str:game_id>/seats/<int:index>/mute", talk.MuteView.as_view(), name="api-game-seat-mute"),
+    path("games/<str:game_id>/presence", presence.PresenceView.as_view(), name="api-game-presence"),
 ]
