@@ -280,7 +280,11 @@ def _capped(inbound: _Inbound, notification: Notification) -> bool:
 def _answer_stale(inbound: _Inbound, notification: Notification, text: str, *, returned: bool = False) -> ReplyOutcome:
     inbound.drop(InboundRefusal.Reason.STALE, "stale", f"answered version {_version_shown(notification)}")
     if returned or not _capped(inbound, notification):
-        _write_refusal(inbound, notification, {"move": text, "stale": True, "returned": returned})
+        # A reply to an email whose move a first reply played (sent twice, or again to be
+        # sure): the answer says that one counted, rather than "not accepted".
+        answered = Reply.objects.filter(notification=notification, outcome="played").exists()
+        context = {"move": text, "stale": True, "returned": returned, "answered": answered}
+        _write_refusal(inbound, notification, context)
     return ReplyOutcome(False, "the reply answers an earlier position")
 
 
