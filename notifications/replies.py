@@ -144,7 +144,11 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
         return inbound.drop(InboundRefusal.Reason.AUTO_REPLY, "an automatic reply", "out-of-office text")
     if action is None:  # no move at all: what they wrote is for the table
         posted = _post_note(inbound, notification, "\n".join(part for part in (text, note) if part))
-        if returned:
+        below = _move_below(note)
+        if below and (returned or not _capped(inbound, notification)):
+            # A move under a greeting: not played (the move is the first line), but said, never lost in silence.
+            _write_refusal(inbound, notification, {"move": below, "misplaced": True, "returned": returned})
+        elif returned:
             _write_refusal(inbound, notification, {"move": "", "returned": True})  # the position, and how to move
         return posted
     version = token.version if token.version is not None else _version_shown(notification)
@@ -215,6 +219,17 @@ def _read_move(text: str) -> engine.Action | engine.NotationError | None:
         if text and error.position == 0 and not mentions_the_notation(text):
             return None
         return error
+
+
+def _move_below(note: str) -> str:
+    """The first line under the first that reads as a whole move ("" if none)."""
+    for line in note.splitlines():
+        try:
+            engine.parse_action(line)
+        except engine.NotationError:
+            continue
+        return line.strip()
+    return ""
 
 
 def _write_note(user: Any, game: Game, note: str) -> None:
