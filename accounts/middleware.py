@@ -19,6 +19,16 @@ from django.shortcuts import render
 from django.utils import translation
 
 
+def speak_language_of(request: HttpRequest, user: Any) -> None:
+    """Answer ``request`` in ``user``'s chosen language, if they chose one (else the
+    browser's stays). Also for a page an emailed link opens before anyone signs in:
+    the link names its player, whose emails are in that language."""
+    language = getattr(user, "language", "") if user is not None else ""
+    if language:
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+
+
 class UserLanguageMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -34,10 +44,8 @@ class UserLanguageMiddleware:
         view_kwargs: dict[str, Any],
     ) -> None:
         user = getattr(request, "user", None)
-        language = getattr(user, "language", "") if user is not None and user.is_authenticated else ""
-        if language:
-            translation.activate(language)
-            request.LANGUAGE_CODE = language
+        if user is not None and user.is_authenticated:
+            speak_language_of(request, user)
 
 
 class BotAccountsUseTheApiMiddleware:

@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from . import links
+from .middleware import speak_language_of
 from .models import User
 from .permissions import mark_signed_in_by_link
 from .ratelimit import client_address, hit
@@ -98,6 +99,8 @@ def link_view(request: HttpRequest, purpose: str, token: str) -> HttpResponse:
         target += "#review"
     current = request.user if request.user.is_authenticated else None
     if request.method == "GET":
+        if current is None:  # the page speaks the language of the emails the link came in
+            speak_language_of(request, user)
         same = current is not None and user is not None and current.pk == user.pk
         if same and purpose != links.LOGIN:
             return _no_referrer(HttpResponseRedirect(target))  # already signed in as the link's player

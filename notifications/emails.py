@@ -149,8 +149,10 @@ def _bot_moves(game: Game, seat: int, data: dict[str, Any]) -> list[str]:
     """What the timeout bot played for ``seat`` (and what followed), as ``seat`` may see it."""
     first, last = int(data["from_seq"]), int(data["seq"])
     events = engine.redact_events(store.event_payloads(game, after=first - 1, upto=last), seat)
-    names = vocabulary.seat_names(game.seats.select_related("user"))
-    names[seat] = str(translation.gettext("you"))
+    seats = list(game.seats.select_related("user"))
+    # Named as the game page's log names them ("Hans (you)"): the sentences are in the third
+    # person, so a bare "you" made "du hat Karte 7 gespielt" in German.
+    names = vocabulary.seat_names(seats, next((s.user for s in seats if s.index == seat), None))
     return [line for event in events for line in log.describe_event(event, names)]
 
 

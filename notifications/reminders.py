@@ -332,7 +332,8 @@ def _warn(clock: TurnClock, timeout_at: datetime) -> None:
         seat=clock.seat,
         context={
             "seq": clock.version,
-            "level": max(level, 3),
+            "level": max(level, 3),  # the firmest wording, whatever came before
+            "reminder_number": level,  # what it says it is: the first, when the timeout comes before any reminder
             "warning": True,
             "since": clock.turn_since.isoformat() if clock.turn_since else None,
             "timeout_at": timeout_at.isoformat(),

@@ -144,7 +144,11 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
         return inbound.drop(InboundRefusal.Reason.AUTO_REPLY, "an automatic reply", "out-of-office text")
     if action is None:  # no move at all: what they wrote is for the table
         posted = _post_note(inbound, notification, "\n".join(part for part in (text, note) if part))
-        if returned:
+        below = _move_below(note)
+        if below and (returned or not _capped(inbound, notification)):
+            # A move under a greeting: not played (the move is the first line), but said, never lost in silence.
+            _write_refusal(inbound, notification, {"move": below, "misplaced": True, "returned": returned})
+        elif returned:
             _write_refusal(inbound, notification, {"move": "", "returned": True})  # the position, and how to move
         return posted
     version = token.version if token.version is not None else _version_shown(notification)
@@ -217,6 +221,17 @@ def _read_move(text: str) -> engine.Action | engine.NotationError | None:
         return error
 
 
+def _move_below(note: str) -> str:
+    """The first line under the first that reads as a whole move ("" if none)."""
+    for line in note.splitlines():
+        try:
+            engine.parse_action(line)
+        except engine.NotationError:
+            continue
+        return line.strip()
+    return ""
+
+
 def _write_note(user: Any, game: Game, note: str) -> None:
     """Post ``note`` at the table in a savepoint: a note over the limits is
     dropped (and logged) without undoing the move it came with."""
@@ -280,7 +295,11 @@ def _capped(inbound: _Inbound, notification: Notification) -> bool:
 def _answer_stale(inbound: _Inbound, notification: Notification, text: str, *, returned: bool = False) -> ReplyOutcome:
     inbound.drop(InboundRefusal.Reason.STALE, "stale", f"answered version {_version_shown(notification)}")
     if returned or not _capped(inbound, notification):
-        _write_refusal(inbound, notification, {"move": text, "stale": True, "returned": returned})
+        # A reply to an email whose move a first reply played (sent twice, or again to be
+        # sure): the answer says that one counted, rather than "not accepted".
+        answered = Reply.objects.filter(notification=notification, outcome="played").exists()
+        context = {"move": text, "stale": True, "returned": returned, "answered": answered}
+        _write_refusal(inbound, notification, context)
     return ReplyOutcome(False, "the reply answers an earlier position")
 
 

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts import links
 from accounts.auth_helpers import request_user
+from accounts.middleware import speak_language_of
 from accounts.models import User
 
 from . import bounces, outbox, reminders
@@ -42,6 +43,8 @@ def unsubscribe_view(request: HttpRequest, token: str) -> HttpResponse:
     user = User.objects.filter(pk=data.user_id or 0, email__iexact=data.email).first()
     if user is None or data.kind not in UNSUBSCRIBABLE:
         raise Http404
+    if not request.user.is_authenticated:  # the language of the email the link came in
+        speak_language_of(request, user)
     kind_label = Kind(data.kind).label
     done = False
     if request.method == "POST":
