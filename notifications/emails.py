@@ -224,9 +224,15 @@ def _login_link(notification: Notification) -> str:
 
 
 def _language(notification: Notification) -> str:
-    """The recipient's language, or the site's for someone without an account or a choice."""
+    """The recipient's language; for an invitation to someone without an account
+    or a choice, the inviter's (a German player invites a friend in German);
+    else the site's."""
     user = notification.user
-    return (user.language if user is not None else "") or settings.LANGUAGE_CODE
+    if user is not None and user.language:
+        return str(user.language)
+    if notification.kind == Kind.INVITATION and notification.game is not None:
+        return str(notification.game.creator.language) or settings.LANGUAGE_CODE
+    return str(settings.LANGUAGE_CODE)
 
 
 def build_message(notification: Notification) -> EmailMultiAlternatives:
