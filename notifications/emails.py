@@ -35,6 +35,10 @@ TALK_CARRIED = (Kind.YOUR_TURN, Kind.GAME_OVER)
 # Kinds whose email invites a reply with a move (when it is the recipient's turn).
 REPLY_INVITED = (Kind.YOUR_TURN, Kind.REMINDER, Kind.GAME_STARTED, Kind.MOVE_REFUSED, Kind.TIMEOUT)
 
+# Kinds whose email invites a reply to the table even when it offers no move: a reply
+# is table talk, and a move in it is answered, never played (``replies``).
+TALK_INVITED = (Kind.GAME_STARTED, Kind.ROUND_SCORED, Kind.GAME_OVER)
+
 
 def email_context(notification: Notification) -> dict[str, Any]:
     context: dict[str, Any] = {
@@ -102,6 +106,8 @@ def email_context(notification: Notification) -> dict[str, Any]:
         context.update(_game_part(game, notification.seat, notification.context.get("seq") or game.version))
         if notification.kind == Kind.TIMEOUT and "from_seq" in notification.context:
             context["bot_moves"] = _bot_moves(game, notification.seat, notification.context)
+    # A reply reaches the table: said where the email offers no move (the move's hint says it otherwise).
+    context["talk_reply"] = notification.kind in TALK_INVITED and not context.get("my_turn")
     return context
 
 
@@ -258,10 +264,10 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
     if "unsubscribe_link" in context:
         headers["List-Unsubscribe"] = f"<{context['unsubscribe_link']}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    reply_to = None
-    # The timeout email always has one: a reply gives the seat back (replies.handle_inbound).
-    if notification.kind in REPLY_INVITED and (context.get("my_turn") or notification.kind == Kind.TIMEOUT):
-        reply_to = [reply_address(notification)]
+    # The timeout email always has one: a reply gives the seat back (replies.handle_inbound);
+    # an email offering no move has one as well: what is written reaches the table.
+    offers_move = notification.kind in REPLY_INVITED and (context.get("my_turn") or notification.kind == Kind.TIMEOUT)
+    reply_to = [reply_address(notification)] if offers_move or context.get("talk_reply") else None
     message = EmailMultiAlternatives(
         subject=subject,
         body=text,
