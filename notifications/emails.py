@@ -107,7 +107,9 @@ def email_context(notification: Notification) -> dict[str, Any]:
         if notification.kind == Kind.TIMEOUT and "from_seq" in notification.context:
             context["bot_moves"] = _bot_moves(game, notification.seat, notification.context)
     # A reply reaches the table: said where the email offers no move (the move's hint says it otherwise).
-    context["talk_reply"] = notification.kind in TALK_INVITED and not context.get("my_turn")
+    # (A game-started email on the player's turn offers the move instead.)
+    offers_move = notification.kind in REPLY_INVITED and context.get("my_turn")
+    context["talk_reply"] = notification.kind in TALK_INVITED and not offers_move
     return context
 
 
