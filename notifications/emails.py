@@ -35,6 +35,10 @@ TALK_CARRIED = (Kind.YOUR_TURN, Kind.GAME_OVER)
 # Kinds whose email invites a reply with a move (when it is the recipient's turn).
 REPLY_INVITED = (Kind.YOUR_TURN, Kind.REMINDER, Kind.GAME_STARTED, Kind.MOVE_REFUSED, Kind.TIMEOUT)
 
+# Kinds whose email invites a reply to the table even when it offers no move: a reply
+# is table talk, and a move in it is answered, never played (``replies``).
+TALK_INVITED = (Kind.GAME_STARTED, Kind.ROUND_SCORED, Kind.GAME_OVER)
+
 
 def email_context(notification: Notification) -> dict[str, Any]:
     context: dict[str, Any] = {
@@ -102,6 +106,10 @@ def email_context(notification: Notification) -> dict[str, Any]:
         context.update(_game_part(game, notification.seat, notification.context.get("seq") or game.version))
         if notification.kind == Kind.TIMEOUT and "from_seq" in notification.context:
             context["bot_moves"] = _bot_moves(game, notification.seat, notification.context)
+    # A reply reaches the table: said where the email offers no move (the move's hint says it otherwise).
+    # (A game-started email on the player's turn offers the move instead.)
+    offers_move = notification.kind in REPLY_INVITED and context.get("my_turn")
+    context["talk_reply"] = notification.kind in TALK_INVITED and not offers_move
     return context
 
 
@@ -224,9 +232,15 @@ def _login_link(notification: Notification) -> str:
 
 
 def _language(notification: Notification) -> str:
-    """The recipient's language, or the site's for someone without an account or a choice."""
+    """The recipient's language; for an invitation to someone without an account
+    or a choice, the inviter's (a German player invites a friend in German);
+    else the site's."""
     user = notification.user
-    return (user.language if user is not None else "") or settings.LANGUAGE_CODE
+    if user is not None and user.language:
+        return str(user.language)
+    if notification.kind == Kind.INVITATION and notification.game is not None:
+        return str(notification.game.creator.language) or settings.LANGUAGE_CODE
+    return str(settings.LANGUAGE_CODE)
 
 
 def build_message(notification: Notification) -> EmailMultiAlternatives:
@@ -252,10 +266,10 @@ def build_message(notification: Notification) -> EmailMultiAlternatives:
     if "unsubscribe_link" in context:
         headers["List-Unsubscribe"] = f"<{context['unsubscribe_link']}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    reply_to = None
-    # The timeout email always has one: a reply gives the seat back (replies.handle_inbound).
-    if notification.kind in REPLY_INVITED and (context.get("my_turn") or notification.kind == Kind.TIMEOUT):
-        reply_to = [reply_address(notification)]
+    # The timeout email always has one: a reply gives the seat back (replies.handle_inbound);
+    # an email offering no move has one as well: what is written reaches the table.
+    offers_move = notification.kind in REPLY_INVITED and (context.get("my_turn") or notification.kind == Kind.TIMEOUT)
+    reply_to = [reply_address(notification)] if offers_move or context.get("talk_reply") else None
     message = EmailMultiAlternatives(
         subject=subject,
         body=text,

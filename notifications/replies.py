@@ -12,7 +12,9 @@ at the first step it fails:
 3. from the seat's player: their address in ``From``, authenticated as DMARC
    would (SPF or DKIM passes for a domain aligned with it: ``inbound.screening``)
    — a leaked token is useless;
-4. the game is still on (reply addresses expire with their game);
+4. the game is still on (reply addresses expire with their game; but a reply to
+   an email that offers no move — round scored, game over — is table talk, at a
+   finished game too, and a move in it is answered, never played: ``_talk_reply``);
 5. the reply answers the position as it is now: a reply to an email about an
    earlier position is not played on a newer board; the player gets the
    position now and a fresh address instead. A reply from a player the
@@ -50,7 +52,10 @@ from .models import InboundRefusal, Kind, Notification, Reply, message_hash
 from .reply_address import SUBJECT_TOKEN, TOKEN, ReplyToken, read
 
 logger = logging.getLogger(__name__)
-REPLYABLE = ("your_turn", "reminder", "game_started", "move_refused", "timeout")
+REPLYABLE = ("your_turn", "reminder", "game_started", "move_refused", "timeout", "round_scored", "game_over")
+# Emails that never offer a move: a reply to one is table talk (at a finished game too,
+# as the page's table stays open), and a move in it is answered, never played.
+TALK_ONLY = ("round_scored", "game_over")
 REFUSALS_PER_HOUR = 3
 
 
@@ -131,8 +136,11 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
     if inbound.message_hash and Reply.objects.filter(message_hash=inbound.message_hash).exists():
         return ReplyOutcome(True, "played before")  # a redelivery (the game has moved on since: by this move)
     game.refresh_from_db()
-    if game.status != Game.Status.ACTIVE:
+    talk_only = notification.kind in TALK_ONLY
+    if game.status != Game.Status.ACTIVE and not (talk_only and game.status == Game.Status.FINISHED):
         return inbound.drop(InboundRefusal.Reason.GAME_OVER, "the game is over")
+    if talk_only:
+        return _talk_reply(inbound, notification, game)
     # Any reply of a player the timeout bot plays for gives the seat back (as "I'm back" on the page).
     returned = services.come_back(game_id=game.public_id, user=user)
     if returned:
@@ -185,6 +193,27 @@ def handle_inbound(message: Message, *, verdicts: screening.Verdicts | None = No
         return ReplyOutcome(False, reason)
     _ask_again_if_still_to_act(notification)
     return ReplyOutcome(True, "played")
+
+
+def _talk_reply(inbound: _Inbound, notification: Notification, game: Game) -> ReplyOutcome:
+    """A reply to an email that offered no move: what is written goes to the table; a
+    move in it is not played but answered (within the refusal cap), its note posted."""
+    assert notification.user is not None
+    returned = game.status == Game.Status.ACTIVE and services.come_back(game_id=game.public_id, user=notification.user)
+    text, note = move_and_note(inbound.message)
+    action = _read_move(text)
+    if (action is None or isinstance(action, engine.NotationError)) and screening.away_notice(f"{text}\n{note}"):
+        return inbound.drop(InboundRefusal.Reason.AUTO_REPLY, "an automatic reply", "out-of-office text")
+    if action is None:
+        posted = _post_note(inbound, notification, "\n".join(part for part in (text, note) if part))
+        if returned:
+            _write_refusal(inbound, notification, {"move": "", "returned": True})
+        return posted
+    _post_note(inbound, notification, note)
+    logger.info("a move in a reply to %s email %s answered, not played", notification.kind, notification.pk)
+    if returned or not _capped(inbound, notification):
+        _write_refusal(inbound, notification, {"move": text, "no_move_offered": True, "returned": returned})
+    return ReplyOutcome(False, "the email offered no move")
 
 
 def _ask_again_if_still_to_act(notification: Notification) -> None:

@@ -152,8 +152,10 @@ def test_game_started_tells_the_other_player_who_is_to_move(started_game, bob):
     assert headline(message).endswith(": the game has started")
     assert "Nothing to do for now: waiting for alice to move." in text
     assert "Nothing to do for now: waiting for alice to move." in visible_text(markup)
-    assert "first line of your reply" not in text + markup, "no reply hint when it is not their turn"
-    assert message.reply_to == []
+    assert "first line of your reply" not in text + markup, "no move's hint when it is not their turn"
+    # A reply to it is table talk (notifications.replies): its address says so, and no move is offered.
+    assert message.reply_to == [reply_address(notification)]
+    assert "Reply to this email to write to the other players at the table (it plays no move)." in text
     assert "you (blue, yellow): 0" in text
 
 
