@@ -116,7 +116,12 @@ class MuteView(APIView):
             raise GameError("no_seat", "Nobody sits in that seat.")
         return seat.user
 
-    @extend_schema(operation_id="mute_seat", summary="Mute a player", request=None, responses={204: None, 403: PROBLEM})
+    @extend_schema(
+        operation_id="mute_seat",
+        summary="Mute a player",
+        request=None,
+        responses={204: None, 403: PROBLEM, 422: PROBLEM},  # 422 mute_self
+    )
     @takes_no_body
     def put(self, request: Request, game_id: str, index: int) -> Response:
         talk.mute(request_user(request), self._other(request, game_id, index))
