@@ -94,6 +94,15 @@ class StrictCharField(serializers.CharField):
         return str(super().to_internal_value(data))
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false, and only that: DRF's BooleanField also takes "yes", "off", 1 and 0."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class StrictIntegerField(serializers.IntegerField):
     """A JSON integer, and only that: DRF's IntegerField also takes "12" and 12.0."""
 

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from accounts.auth_helpers import request_user
 from accounts.scopes import ACCOUNT_HOLDER, GAMES_READ
+from manhattan_site.api.codes import ProblemError
 
 from . import profiles
 from .serializers import LeaderboardSerializer, ProfileSerializer, ProfileSettingsSerializer
@@ -32,7 +33,7 @@ def _whole_number(request: Request, name: str, default: str | None = None) -> in
     if raw is None:
         return None
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
-        raise exceptions.ValidationError({name: "A whole number."}, code="bad_filter")
+        raise ProblemError("bad_filter", f"'{name}' is a whole number.")
     return int(raw)
 
 
@@ -99,12 +100,12 @@ class LeaderboardView(APIView):
     def get(self, request: Request) -> Response:
         players = _whole_number(request, "players", "4")
         if players not in profiles.PLAYER_COUNTS:
-            raise exceptions.ValidationError({"players": "2, 3 or 4."}, code="bad_filter")
+            raise ProblemError("bad_filter", "'players' is 2, 3 or 4.")
         limit = _whole_number(request, "limit", "100")
         if limit is None or not 1 <= limit <= 500:
-            raise exceptions.ValidationError({"limit": "Between 1 and 500."}, code="bad_filter")
+            raise ProblemError("bad_filter", "'limit' is between 1 and 500.")
         established = request.query_params.get("established", "false")
         if established not in ("true", "false", "1", "0"):
-            raise exceptions.ValidationError({"established": "true or false (or 1 or 0)."}, code="bad_filter")
+            raise ProblemError("bad_filter", "'established' is true or false (or 1 or 0).")
         entries = profiles.leaderboard(players, established_only=established in ("true", "1"), limit=limit)
         return Response(LeaderboardSerializer({"players": players, "entries": entries}).data)

@@ -17,7 +17,7 @@ from games import store
 from games.errors import GameError
 from games.models import Game
 from games.services import open_games
-from manhattan_site.strict_input import StrictSerializer, takes_no_body
+from manhattan_site.strict_input import StrictBooleanField, StrictSerializer, takes_no_body
 
 from .serializers import GameSerializer, SeatSerializer
 from .views import game_body
@@ -79,8 +79,8 @@ class PlayNowSerializer(StrictSerializer):
 
 
 class OpenGameRequestSerializer(PlayNowSerializer):
-    six_rounds = serializers.BooleanField(default=False)
-    public = serializers.BooleanField(default=True, help_text="Anyone may watch it (false: players and their link).")
+    six_rounds = StrictBooleanField(default=False)
+    public = StrictBooleanField(default=True, help_text="Anyone may watch it (false: players and their link).")
 
 
 class SeatedSerializer(serializers.Serializer[Any]):

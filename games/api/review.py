@@ -26,33 +26,10 @@ from .permissions import seen_game
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 
 
-def _move_schema(kind: str, required: list[str], **properties: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "title": f"Reviewed{kind.capitalize()}",
-        "required": ["type", *required],
-        "properties": {"type": {"type": "string", "enum": [kind]}, **properties},
-    }
-
-
-_COLOUR = {"type": "string", "enum": ["red", "blue", "green", "yellow"], "description": "For a two-colour player."}
-_PIECE = {"type": "integer", "minimum": 1, "maximum": 4}
-
-
 @extend_schema_field(
-    {
-        "oneOf": [
-            _move_schema(
-                "place",
-                ["card", "city", "size"],
-                card={"type": "integer", "minimum": 1, "maximum": 9},
-                city={"type": "integer", "minimum": 1, "maximum": 6},
-                size=_PIECE,
-                colour=_COLOUR,
-            ),
-            _move_schema("select", ["pieces"], pieces={"type": "array", "items": _PIECE}, colour=_COLOUR),
-        ]
-    }
+    # Components, not inline objects: the same inline variants under both "played" and "best"
+    # made openapi-python-client drop ReviewedMove and Review (games.api.schema_types).
+    {"oneOf": [{"$ref": "#/components/schemas/ReviewedPlace"}, {"$ref": "#/components/schemas/ReviewedSelect"}]}
 )
 class ReviewedActionField(serializers.JSONField):
     """A placement or selection in the API's action form (as ``POST …/actions`` takes it)."""

@@ -186,12 +186,37 @@ IF_NONE_MATCH = {
 }
 
 
+def _reviewed_action(kind: str, required: list[str], **properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["type", *required],
+        "properties": {"type": {"type": "string", "enum": [kind]}, **properties},
+    }
+
+
+_COLOUR = {"type": "string", "enum": ["red", "blue", "green", "yellow"], "description": "For a two-colour player."}
+_PIECE = {"type": "integer", "minimum": 1, "maximum": 4}
+# A reviewed move's "played" and "best" (games.api.review), in the form POST …/actions takes.
+REVIEWED_ACTION_SCHEMAS: dict[str, Any] = {
+    "ReviewedPlace": _reviewed_action(
+        "place",
+        ["card", "city", "size"],
+        card={"type": "integer", "minimum": 1, "maximum": 9},
+        city={"type": "integer", "minimum": 1, "maximum": 6},
+        size=_PIECE,
+        colour=_COLOUR,
+    ),
+    "ReviewedSelect": _reviewed_action("select", ["pieces"], pieces={"type": "array", "items": _PIECE}, colour=_COLOUR),
+}
+
+
 def document_types(result: dict[str, Any]) -> None:
     """Typed events, record and errors; 403 insufficient_scope wherever a scope is
     needed; If-None-Match wherever 304 is answered."""
     schemas = result["components"]["schemas"]
     schemas.update(event_schemas())
     schemas.update(RECORD_SCHEMAS)
+    schemas.update(REVIEWED_ACTION_SCHEMAS)
     record = schemas.get("Record", {}).get("properties", {})
     if record:
         record["options"] = {"$ref": "#/components/schemas/RecordOptions"}

@@ -14,7 +14,7 @@ from rest_framework import serializers
 from games.engine.bots import SEAT_BOTS
 from games.errors import GameError
 from games.models import Game, Seat
-from manhattan_site.strict_input import StrictIntegerField, StrictSerializer
+from manhattan_site.strict_input import StrictBooleanField, StrictCharField, StrictIntegerField, StrictSerializer
 
 from .bodies import LoggedEventSerializer, OptionsSerializer, PlayerViewSerializer, passthrough
 
@@ -43,7 +43,7 @@ class SeatSpecSerializer(StrictSerializer):
 
 class GameOptionsSerializer(StrictSerializer):
     players = serializers.IntegerField(min_value=2, max_value=4, required=False, default=4)
-    six_rounds = serializers.BooleanField(required=False, default=False)
+    six_rounds = StrictBooleanField(required=False, default=False)
     copies_per_position = serializers.IntegerField(min_value=2, max_value=12, required=False, default=5)
     sides = serializers.ListField(
         child=serializers.ChoiceField(choices=["S", "W", "N", "E"]), required=False, allow_null=True
@@ -61,7 +61,7 @@ class ReminderPolicySerializer(StrictSerializer):
 
 
 class CreateGameSerializer(StrictSerializer):
-    name = serializers.CharField(
+    name = StrictCharField(
         max_length=60, required=False, allow_blank=True, help_text="The game's name; empty: one is made up."
     )
     options = GameOptionsSerializer(required=False)

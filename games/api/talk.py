@@ -21,7 +21,7 @@ from games.errors import GameError
 from games.table import LoadedGame
 from games.talk import services as talk
 from games.talk.models import MAX_LENGTH, TableMessage
-from manhattan_site.strict_input import StrictSerializer, takes_no_body
+from manhattan_site.strict_input import StrictCharField, StrictSerializer, takes_no_body
 
 from .permissions import seen_game
 
@@ -37,7 +37,7 @@ class MessageSerializer(serializers.Serializer[TableMessage]):
     created = serializers.DateTimeField(read_only=True)
 
 
-class MessageTextField(serializers.CharField):
+class MessageTextField(StrictCharField):
     """Message text, tidied before it is validated: control characters (NUL
     too) are dropped rather than refused, and blank text is the service's
     ``message_empty`` (422), as on the page and by email."""
@@ -116,7 +116,12 @@ class MuteView(APIView):
             raise GameError("no_seat", "Nobody sits in that seat.")
         return seat.user
 
-    @extend_schema(operation_id="mute_seat", summary="Mute a player", request=None, responses={204: None, 403: PROBLEM})
+    @extend_schema(
+        operation_id="mute_seat",
+        summary="Mute a player",
+        request=None,
+        responses={204: None, 403: PROBLEM, 422: PROBLEM},  # 422 mute_self
+    )
     @takes_no_body
     def put(self, request: Request, game_id: str, index: int) -> Response:
         talk.mute(request_user(request), self._other(request, game_id, index))

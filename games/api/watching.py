@@ -5,7 +5,7 @@ public view to anyone without a seat."""
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import permissions, serializers
+from rest_framework import permissions
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,7 +16,7 @@ from games import store
 from games.errors import GameError
 from games.models import Game
 from games.services import watching
-from manhattan_site.strict_input import StrictSerializer
+from manhattan_site.strict_input import StrictBooleanField, StrictSerializer
 
 from .serializers import GameSummarySerializer
 
@@ -25,7 +25,7 @@ PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+
 
 
 class VisibilitySerializer(StrictSerializer):
-    public = serializers.BooleanField(help_text="Listed, and anyone may watch; false: players and the watch link.")
+    public = StrictBooleanField(help_text="Listed, and anyone may watch; false: players and the watch link.")
 
 
 class WatchListView(APIView):

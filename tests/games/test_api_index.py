@@ -3,6 +3,7 @@ are, and every problem ``type`` a response can carry resolves to a description."
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,21 @@ def test_an_unknown_code_is_a_404_in_either_form():
     page = APIClient().get("/api/v1/problems/nope", HTTP_ACCEPT="text/html")
     assert page.status_code == 404
     assert "No such problem" in page.content.decode()
+
+
+def documented_codes() -> dict[str, int]:
+    """The codes docs/api.md's table of errors lists, with the status of their row."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    table = text[text.index("| status | codes |") :].split("\n\n")[0]
+    rows = [line.split("|", 2)[1:] for line in table.splitlines()[2:]]
+    # A code is the first word in backticks of each comma-separated item (what follows in
+    # parentheses names the problem's fields).
+    items = [(int(status), item) for status, codes in rows for item in re.split(r",|;", codes.split("|")[0])]
+    return {found[1]: status for status, item in items if (found := re.match(r"\s*(?:[\w' ]+: )?`(\w+)`", item))}
+
+
+def test_the_docs_table_of_errors_lists_every_code_a_client_can_get_with_its_status():
+    problems = APIClient().get("/api/v1/problems/").json()["problems"]
+    registered = {problem["code"]: problem["status"] for problem in problems}
+    documented = documented_codes()
+    assert {code: status for code, status in registered.items() if documented.get(code) != status} == {}

@@ -126,3 +126,32 @@ def test_text_no_field_can_hold_is_a_400_problem(api, alice, started_game, raw):
     assert response["Content-Type"] == "application/problem+json"
     assert response.json()["code"] == "malformed_request"
     watch.assert_unchanged()
+
+
+def test_message_text_is_a_json_string_not_a_number_turned_into_text(api, alice, started_game):
+    """{"text": 5} was stored and shown to the table as "5"; a name or a flag likewise."""
+    url = f"{API}/games/{started_game.public_id}/messages"
+    body = assert_problem(api(alice).post(url, {"text": 5}, format="json"), 400, "invalid")
+    assert "text" in body["errors"]
+    assert api(alice).get(url).json()["messages"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"name": 27, "seats": [{"kind": "me"}, {"kind": "open"}], "options": {"players": 2}}, "name"),
+        ({"seats": [{"kind": "me"}, {"kind": "open"}], "options": {"players": 2, "six_rounds": "yes"}}, "options"),
+    ],
+)
+def test_a_new_game_takes_strings_and_booleans_only_as_json_strings_and_booleans(api, alice, body, field):
+    problem = assert_problem(api(alice).post(f"{API}/games", body, format="json"), 400, "invalid")
+    assert field in problem["errors"]
+
+
+@pytest.mark.parametrize("public", ["yes", "true", 1, 0, "false"])
+def test_visibility_is_a_json_boolean(api, alice, started_game, public):
+    url = f"{API}/games/{started_game.public_id}/visibility"
+    problem = assert_problem(api(alice).put(url, {"public": public}, format="json"), 400, "invalid")
+    assert "public" in problem["errors"]
+    started_game.refresh_from_db()
+    assert started_game.public is False

@@ -48,11 +48,15 @@ def test_a_hidden_profile_leaves_the_leaderboard(alice, bob, client_for):
     assert ">bob<" not in page.content.decode()
 
 
-@pytest.mark.parametrize("params", [{"players": "5"}, {"players": "x"}, {"limit": "0"}, {"established": "maybe"}])
+@pytest.mark.parametrize(
+    "params", [{"players": "5"}, {"players": "x"}, {"limit": "0"}, {"limit": "-1"}, {"established": "maybe"}]
+)
 def test_bad_filters_are_problems(alice, client_for, params):
     response = client_for(alice).get("/api/v1/leaderboard", params)
     assert response.status_code == 400
     assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "bad_filter"  # as for the other lists' filters (docs/api.md)
+    assert next(iter(params)) in response.json()["detail"]
 
 
 def test_the_page_marks_provisional_ratings_and_links_profiles(alice, bob):

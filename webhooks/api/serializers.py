@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from manhattan_site.strict_input import StrictSerializer
+from manhattan_site.strict_input import StrictBooleanField, StrictCharField, StrictSerializer
 
 from ..models import Delivery, EventType
 
@@ -25,14 +25,14 @@ class WebhookEndpointCreateSerializer(StrictSerializer):
     event_types = EventTypesField(
         min_length=1, max_length=len(EVENT_TYPES), help_text="The event types to send to this endpoint."
     )
-    description = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    description = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class WebhookEndpointUpdateSerializer(StrictSerializer):
     url = serializers.CharField(max_length=2000, trim_whitespace=False, required=False)  # see the create body
     event_types = EventTypesField(min_length=1, max_length=len(EVENT_TYPES), required=False)
-    description = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    enabled = serializers.BooleanField(
+    description = StrictCharField(max_length=200, required=False, allow_blank=True)
+    enabled = StrictBooleanField(
         required=False, help_text="true switches a disabled endpoint back on and forgets its failures."
     )
 
