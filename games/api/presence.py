@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -22,7 +23,7 @@ from accounts.scopes import GAMES_PLAY
 from games import store
 from games.errors import GameError
 from games.services import presence
-from manhattan_site.strict_input import StrictSerializer
+from manhattan_site.strict_input import StrictCharField, StrictSerializer
 
 PROBLEM = OpenApiResponse(description="An RFC 9457 problem (application/problem+json) with a stable 'code'.")
 # Stored beside the pages' own ids, which never hold a colon: a client never replaces a page's row.
@@ -30,8 +31,9 @@ CLIENT_PREFIX = "api:"
 
 
 class PresenceSerializer(StrictSerializer):
-    client = serializers.RegexField(
-        r"^[A-Za-z0-9-]*$",
+    client = StrictCharField(
+        validators=[RegexValidator(r"^[A-Za-z0-9-]*$")],
+        allow_blank=True,
         max_length=60,
         required=False,
         default="",

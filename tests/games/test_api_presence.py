@@ -102,6 +102,7 @@ def test_hidden_brings_the_turn_emails_back_and_leaves_other_clients_and_pages_p
     [
         ({"client": "not an id!"}, 400, "invalid"),
         ({"client": "x" * 61}, 400, "invalid"),
+        ({"client": 5}, 400, "invalid"),
         ({"state": "away"}, 400, "invalid"),
         ({"visible": True}, 422, "unknown_field"),
     ],

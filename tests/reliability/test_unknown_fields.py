@@ -36,6 +36,7 @@ VALID_BODIES: dict[str, dict[str, Any]] = {
     "POST /api/v1/games/{game_id}/actions": {"action": {"type": "resign"}},
     "POST /api/v1/games/{game_id}/messages": {"text": "hello"},
     "PUT /api/v1/games/{game_id}/visibility": {"public": True},
+    "PUT /api/v1/games/{game_id}/presence": {"client": "phone-1", "state": "visible"},
     "POST /api/v1/lobby": {"players": 2},
     "POST /api/v1/lobby/play-now": {"players": 2},
     "PATCH /api/v1/players/{player_id}": {"hidden": True},
