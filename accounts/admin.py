@@ -25,7 +25,7 @@ class UserAdmin(BaseUserAdmin[User]):
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "password1", "password2")}),)
 
-    @admin.action(description="Make the selected users bot accounts (API only, no email)")
+    @admin.action(description="Make the selected users bot accounts (API only, no email)", permissions=["change"])
     def make_bot_accounts(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
         changed = queryset.filter(is_bot=False).update(is_bot=True)
         self.message_user(request, f"{changed} account(s) are now bot accounts.")
@@ -53,7 +53,7 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
             request, f"The new token is {new.raw} — copy it now, it is not shown again.", messages.WARNING
         )
 
-    @admin.action(description="Revoke the selected tokens")
+    @admin.action(description="Revoke the selected tokens", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         for token in queryset:
             revoke_api_token(token=token)

@@ -148,7 +148,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         ]
         return own + super().get_urls()
 
-    @admin.action(description="Abandon the selected games")
+    @admin.action(description="Abandon the selected games", permissions=["change"])
     def abandon(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         done = 0
         for game in queryset:

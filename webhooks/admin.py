@@ -53,7 +53,7 @@ class EndpointAdmin(admin.ModelAdmin[Endpoint]):
                 obj.disabled_reason = form.cleaned_data.get("disabled_reason") or "Switched off by an operator."
         super().save_model(request, obj, form, change)
 
-    @admin.action(description="Send a test event")
+    @admin.action(description="Send a test event", permissions=["change"])
     def send_test_event(self, request: HttpRequest, queryset: QuerySet[Endpoint]) -> None:
         for endpoint in queryset:
             services.send_test_event(endpoint=endpoint)

@@ -25,7 +25,7 @@ class TableMessageAdmin(admin.ModelAdmin[TableMessage]):
     def short_text(self, message: TableMessage) -> str:
         return message.text if len(message.text) <= 80 else message.text[:79] + "…"
 
-    @admin.action(description="Hide the selected messages from the players")
+    @admin.action(description="Hide the selected messages from the players", permissions=["change"])
     def hide_messages(self, request: HttpRequest, queryset: QuerySet[TableMessage]) -> None:
         hidden = 0
         for message in queryset.filter(hidden_at__isnull=True):
