@@ -38,6 +38,7 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     search_fields = ("name", "user__email", "prefix")
     readonly_fields = ("prefix", "created", "last_used", "revoked")
     fields = ("user", "name", "scope", "prefix", "created", "last_used", "revoked")
+    raw_id_fields = ("user",)  # a drop-down would list every account of the site
     actions = ("revoke",)
 
     def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:

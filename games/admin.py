@@ -34,6 +34,7 @@ class SeatInline(admin.TabularInline[Seat, Game]):
     template = "admin/games/tabular_inline.html"  # no empty table headers
     fields = ("seat_number", "user", "invited_email", "bot", "side", "colours", "joined")
     readonly_fields = ("seat_number", "side", "colours", "joined")
+    raw_id_fields = ("user",)  # a drop-down would list every account of the site
     can_delete = False
 
     # Seats change only before the game starts: afterwards the log says who sits where.
@@ -60,6 +61,9 @@ class GameEventInline(admin.TabularInline[GameEvent, Game]):
     readonly_fields = fields
     can_delete = False
     ordering = ("seq",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[GameEvent]:
+        return super().get_queryset(request).select_related("actor")  # one query, however long the log
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -99,6 +103,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "operator_links",
     )
     fields = (*readonly_fields[:-2], "creator", "board", "operator_links")
+    raw_id_fields = ("creator",)  # a drop-down would list every account of the site
     inlines: ClassVar[list[Any]] = [SeatInline, GameEventInline]
     actions = ("abandon",)
 

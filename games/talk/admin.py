@@ -19,6 +19,7 @@ class TableMessageAdmin(admin.ModelAdmin[TableMessage]):
     list_filter = ("via", ("hidden_at", admin.EmptyFieldListFilter))
     search_fields = ("text", "author__email", "game__public_id")
     readonly_fields = ("game", "seat", "author", "text", "via", "created", "hidden_at", "hidden_by")
+    list_select_related = ("game", "author", "hidden_by")  # hidden_by may be empty: named, or one query a row
     actions = ("hide_messages",)
 
     @admin.display(description="text")
