@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import admin, messages
@@ -10,6 +11,30 @@ from django.http import HttpRequest
 
 from . import services
 from .models import Delivery, Endpoint
+
+
+def _as_operators_see(event: dict[str, Any]) -> dict[str, Any]:
+    """A game event of a delivery without the owner's hand or drawn cards: the deck's
+    order is secret from operators too (RULES.md R4), as on the game's admin page."""
+    out = dict(event)
+    if isinstance(out.get("hands"), list):
+        out["hands"] = [None for _ in out["hands"]]
+    drew = out.get("drew")
+    if drew is not None:
+        out["drew"] = None
+        out["drew_count"] = len(drew) if isinstance(drew, list) else 1
+    return out
+
+
+def public_payload(payload: Any) -> Any:
+    if not isinstance(payload, dict) or not isinstance(payload.get("data"), dict):
+        return payload
+    data = dict(payload["data"])
+    if isinstance(data.get("event"), dict):
+        data["event"] = _as_operators_see(data["event"])
+    if isinstance(data.get("events"), list):
+        data["events"] = [_as_operators_see(e) if isinstance(e, dict) else e for e in data["events"]]
+    return {**payload, "data": data}
 
 
 class RecentDeliveryInline(admin.TabularInline[Delivery, Endpoint]):
@@ -75,10 +100,16 @@ class DeliveryAdmin(admin.ModelAdmin[Delivery]):
     list_filter = ("status", "event_type")
     search_fields = ("event_id", "endpoint__url", "endpoint__owner__email")
     list_select_related = ("endpoint",)
-    readonly_fields = [f.name for f in Delivery._meta.fields]
+    # The payload as sent, but without the owner's hand or drawn cards.
+    readonly_fields = [f.name if f.name != "payload" else "payload_shown" for f in Delivery._meta.fields]
+    fields = tuple(readonly_fields)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="payload (no hand, no drawn card)")
+    def payload_shown(self, delivery: Delivery) -> str:
+        return json.dumps(public_payload(delivery.payload), separators=(", ", ": "))

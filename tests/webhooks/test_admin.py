@@ -4,8 +4,12 @@ recent deliveries (never the secret), the delivery log read-only, and a
 
 from __future__ import annotations
 
+import html
+import json
+
 import pytest
 
+from tests.factories import act, greedy_move, select_all, two_player_game
 from webhooks import delivery, services
 from webhooks.models import Delivery
 
@@ -84,3 +88,32 @@ def test_switching_an_endpoint_back_on_in_the_admin_forgets_its_failures(admin, 
     assert endpoint.consecutive_failures == 0
     assert endpoint.disabled_reason == ""
     assert endpoint.event_types == ["game.move"]
+
+
+def test_a_delivery_page_shows_no_hand_and_no_drawn_card(admin, alice, bob, endpoint_for):
+    """The owner's webhooks carry their own hand and the cards they drew; the operator's
+    delivery log shows them as the game's own admin page does, as counts: the deck's
+    order is secret from operators too."""
+    endpoint = endpoint_for(alice).endpoint
+    game = two_player_game(alice, bob)
+    select_all(game)
+    act(game, greedy_move(game))  # alice, the start player, places and draws a card
+    started = endpoint.deliveries.get(event_type="game.started")
+    hand = started.payload["data"]["event"]["hands"][0]
+    [placed] = [
+        event
+        for d in endpoint.deliveries.filter(event_type="game.move")
+        for event in d.payload["data"]["events"]
+        if event["type"] == "piece_placed"
+    ]
+    assert placed["drew"] is not None
+
+    page = html.unescape(admin.get(f"/admin/webhooks/delivery/{started.pk}/change/").content.decode())
+    assert "game_created" in page
+    assert '"hand_sizes": [4, 4]' in page
+    assert json.dumps(hand) not in page
+    move = endpoint.deliveries.get(event_type="game.move", payload__data__version=placed["seq"])
+    page = html.unescape(admin.get(f"/admin/webhooks/delivery/{move.pk}/change/").content.decode())
+    assert "piece_placed" in page
+    assert '"drew_count": 1' in page
+    assert f'"drew": {json.dumps(placed["drew"])}' not in page
