@@ -154,15 +154,30 @@ class GameAdmin(admin.ModelAdmin[Game]):
         return own + super().get_urls()
 
     @admin.action(description="Abandon the selected games", permissions=["change"])
-    def abandon(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
+    def abandon(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
+        """Asks first (it cannot be taken back), then abandons each game and writes
+        who did it in the admin's history."""
+        if request.POST.get("confirmed") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Abandon these games?",
+                "games": list(queryset),
+                "selected": request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME),
+                "select_across": request.POST.get("select_across", "0"),
+                "opts": self.model._meta,
+            }
+            return TemplateResponse(request, "admin/games/game/abandon.html", context)
         done = 0
         for game in queryset:
             try:
                 services.abandon_game(game=game, operator=request.user)  # type: ignore[arg-type]
-                done += 1
             except GameError as error:
                 self.message_user(request, f"{game.public_id}: {error.message}", messages.WARNING)
+            else:
+                done += 1
+                self.log_change(request, game, "Abandoned the game.")
         self.message_user(request, f"Abandoned {done} game(s).")
+        return None
 
     def undo_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         game = get_object_or_404(Game, pk=pk)
