@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -162,7 +163,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
                 **self.admin_site.each_context(request),
                 "title": "Abandon these games?",
                 "games": list(queryset),
-                "selected": request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME),
+                "selected": request.POST.getlist(ACTION_CHECKBOX_NAME),
                 "select_across": request.POST.get("select_across", "0"),
                 "opts": self.model._meta,
             }
