@@ -19,7 +19,8 @@ from games.models import Game
 from games.services import open_games
 from games.talk import services as talk
 from games.talk.models import TableMessage
-from tests.factories import two_player_game
+from notifications.models import Kind, Notification
+from tests.factories import two_player_game, webhook_delivery
 from webhooks.models import Delivery, Endpoint
 
 pytestmark = pytest.mark.django_db
@@ -80,3 +81,14 @@ def test_a_looker_cannot_send_a_test_event(looker, alice):
     run(looker, "/admin/webhooks/endpoint/", "send_test_event", endpoint.pk)
     assert not Delivery.objects.filter(endpoint=endpoint).exists()
     assert not LogEntry.objects.exists()
+
+
+def test_a_looker_cannot_send_a_failed_email_or_delivery_again(looker, alice):
+    email = Notification.objects.create(kind=Kind.YOUR_TURN, key="k", email=alice.email, status="failed")
+    endpoint = Endpoint.objects.create(owner=alice, url="https://hooks.example/in", secret="s")
+    failed = webhook_delivery(endpoint)
+    Delivery.objects.filter(pk=failed.pk).update(status=Delivery.Status.FAILED)
+    run(looker, "/admin/notifications/notification/", "send_again", email.pk)
+    run(looker, "/admin/webhooks/delivery/", "send_again", failed.pk)
+    assert Notification.objects.get(pk=email.pk).status == Notification.Status.FAILED
+    assert Delivery.objects.get(pk=failed.pk).status == Delivery.Status.FAILED

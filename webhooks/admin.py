@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from . import services
+from .delivery import WEBHOOK_OUTBOX
 from .models import Delivery, Endpoint
 
 
@@ -102,6 +103,7 @@ class DeliveryAdmin(admin.ModelAdmin[Delivery]):
     list_select_related = ("endpoint",)
     # The payload as sent, but without the owner's hand or drawn cards.
     readonly_fields = [f.name if f.name != "payload" else "payload_shown" for f in Delivery._meta.fields]
+    actions = ("send_again",)
     fields = tuple(readonly_fields)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -109,6 +111,19 @@ class DeliveryAdmin(admin.ModelAdmin[Delivery]):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_retry_permission(self, request: HttpRequest) -> bool:
+        """The log is read-only; sending a failed delivery again needs the change permission."""
+        return request.user.has_perm("webhooks.change_delivery")
+
+    @admin.action(description="Send the selected failed deliveries again", permissions=["retry"])
+    def send_again(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
+        """One more try each, now (a switched-off endpoint's stay skipped)."""
+        pks = list(queryset.filter(status=Delivery.Status.FAILED).values_list("pk", flat=True))
+        count = WEBHOOK_OUTBOX.send_again(pks)
+        for row in Delivery.objects.filter(pk__in=pks, status=Delivery.Status.PENDING):
+            self.log_change(request, row, "Sent again.")
+        self.message_user(request, f"{count} failed delivery(ies) will be sent again.", messages.SUCCESS)
 
     @admin.display(description="payload (no hand, no drawn card)")
     def payload_shown(self, delivery: Delivery) -> str:

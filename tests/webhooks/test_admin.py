@@ -8,6 +8,7 @@ import html
 import json
 
 import pytest
+from django.contrib.admin.models import LogEntry
 
 from tests.factories import act, greedy_move, select_all, two_player_game
 from webhooks import delivery, services
@@ -117,3 +118,33 @@ def test_a_delivery_page_shows_no_hand_and_no_drawn_card(admin, alice, bob, endp
     assert "piece_placed" in page
     assert '"drew_count": 1' in page
     assert f'"drew": {json.dumps(placed["drew"])}' not in page
+
+
+def test_an_operator_sends_a_failed_delivery_again(admin, operator, alice, endpoint_for, receiver, broker, settings,
+                                                   django_capture_on_commit_callbacks):  # fmt: skip
+    settings.WEBHOOK_MAX_ATTEMPTS = 1
+    endpoint = endpoint_for(alice).endpoint
+    receiver.status = 500
+    failed = services.send_test_event(endpoint=endpoint)
+    failed.event_type = "game.move"  # a test event is tried once whatever the policy; a real one is retried
+    failed.save()
+    delivery.deliver(failed.pk)
+    failed.refresh_from_db()
+    assert failed.status == Delivery.Status.FAILED
+    broker.ids.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(
+            "/admin/webhooks/delivery/", {"action": "send_again", "_selected_action": [failed.pk]}, follow=True
+        )
+    assert "1 failed delivery(ies) will be sent again." in response.content.decode()
+    failed.refresh_from_db()
+    assert failed.status == Delivery.Status.PENDING
+    assert failed.finished is None
+    assert broker.ids == [failed.pk]
+    assert LogEntry.objects.filter(user=operator, object_id=str(failed.pk)).exists()
+
+    receiver.status = 200
+    assert delivery.deliver(failed.pk) is True  # what the worker does with it
+    failed.refresh_from_db()
+    assert failed.status == Delivery.Status.DELIVERED
