@@ -4,6 +4,8 @@ addresses that want no invitations, and the inbound mail that was refused
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -17,8 +19,17 @@ class NotificationAdmin(admin.ModelAdmin[Notification]):
     list_display = ("kind", "email", "status", "attempts", "created", "sent", "last_error")
     list_filter = ("status", "kind")
     search_fields = ("email", "key")
-    readonly_fields = [f.name for f in Notification._meta.fields]
+    # The context as kept, but a link in it (a data export's) opens the person's data to
+    # whoever holds it: the page says there is one, never what it is.
+    readonly_fields = [f.name if f.name != "context" else "context_shown" for f in Notification._meta.fields]
+    fields = tuple(readonly_fields)
     actions = ("send_again",)
+
+    @admin.display(description="context")
+    def context_shown(self, notification: Notification) -> str:
+        context = notification.context if isinstance(notification.context, dict) else {}
+        shown = {key: "(a link, not shown)" if key == "link" else value for key, value in context.items()}
+        return json.dumps(shown, separators=(", ", ": "), ensure_ascii=False)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -4,6 +4,7 @@ admin's history says who asked."""
 
 from __future__ import annotations
 
+import html
 import smtplib
 from datetime import timedelta
 from typing import Any
@@ -13,7 +14,7 @@ from celery import current_app
 from django.contrib.admin.models import LogEntry
 from django.utils import timezone
 
-from notifications import outbox
+from notifications import exports, outbox
 from notifications.models import Kind, Notification
 
 pytestmark = pytest.mark.django_db
@@ -67,3 +68,22 @@ def test_an_operator_sends_a_failed_email_again(
     assert outbox.deliver(failed.pk) is True  # what the worker does with it
     assert [m.to for m in mailoutbox] == [[alice.email]]
     assert Notification.objects.get(pk=failed.pk).status == Notification.Status.SENT
+
+
+def test_an_email_page_does_not_show_a_data_export_link(admin, alice):
+    """The link in a data-export email opens the person's whole data to whoever holds it,
+    without signing in: the operator sees that the email has one, never the link."""
+    export = exports.request_export(user=alice)
+    assert exports.build(export.pk)
+    email = Notification.objects.get(kind=Kind.DATA_EXPORT, user=alice)
+    link = email.context["link"]
+    token = link.rstrip("/").rsplit("/", 1)[-1]
+    for url in (
+        f"/admin/notifications/notification/{email.pk}/change/",
+        "/admin/notifications/notification/",
+        f"/admin/notifications/notification/?q={alice.email}",
+    ):
+        page = html.unescape(admin.get(url).content.decode())
+        assert token not in page, url
+    page = html.unescape(admin.get(f"/admin/notifications/notification/{email.pk}/change/").content.decode())
+    assert "expires" in page
