@@ -8,6 +8,8 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
 from . import services
 from .delivery import WEBHOOK_OUTBOX
@@ -38,6 +40,9 @@ def public_payload(payload: Any) -> Any:
     return {**payload, "data": data}
 
 
+RECENT_DELIVERIES = 20
+
+
 class RecentDeliveryInline(admin.TabularInline[Delivery, Endpoint]):
     model = Delivery
     fields = ("created", "event_type", "status", "attempts", "http_status", "latency_ms", "last_error")
@@ -48,7 +53,7 @@ class RecentDeliveryInline(admin.TabularInline[Delivery, Endpoint]):
     show_change_link = True
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Delivery]:
-        return super().get_queryset(request).order_by("-created")
+        return super().get_queryset(request).order_by("-created", "-pk")
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -61,13 +66,29 @@ class EndpointAdmin(admin.ModelAdmin[Endpoint]):
     search_fields = ("url", "owner__email")
     raw_id_fields = ("owner",)
     # The secret is never shown: only its owner saw it, once.
-    readonly_fields = ("url", "consecutive_failures", "disabled_at", "created", "updated")
+    readonly_fields = ("url", "consecutive_failures", "disabled_at", "created", "updated", "delivery_log")
     fields = ("owner", "description", "event_types", "enabled", "disabled_reason", *readonly_fields)
     inlines = [RecentDeliveryInline]
     actions = ["send_test_event"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # owners register endpoints through the API, where the URL is checked
+
+    def get_formset_kwargs(self, request: HttpRequest, obj: Any, inline: Any, prefix: str) -> dict[str, Any]:
+        """The latest deliveries only: an endpoint may have had thousands (the log has them all)."""
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        if isinstance(inline, RecentDeliveryInline) and obj is not None and obj.pk is not None:
+            latest = kwargs["queryset"].filter(endpoint=obj).values_list("pk", flat=True)[:RECENT_DELIVERIES]
+            kwargs["queryset"] = kwargs["queryset"].filter(pk__in=list(latest))
+        return kwargs
+
+    @admin.display(description="deliveries")
+    def delivery_log(self, endpoint: Endpoint) -> str:
+        if endpoint.pk is None:
+            return ""
+        url = reverse("admin:webhooks_delivery_changelist") + f"?endpoint__id__exact={endpoint.pk}"
+        return format_html('<a href="{}">Every delivery to this endpoint</a> (below: the latest {})', url,
+                           RECENT_DELIVERIES)  # fmt: skip
 
     def save_model(self, request: HttpRequest, obj: Endpoint, form: Any, change: bool) -> None:
         if "enabled" in form.changed_data:

@@ -10,9 +10,9 @@ import json
 import pytest
 from django.contrib.admin.models import LogEntry
 
-from tests.factories import act, greedy_move, select_all, two_player_game
+from tests.factories import act, greedy_move, select_all, two_player_game, webhook_delivery
 from webhooks import delivery, services
-from webhooks.models import Delivery
+from webhooks.models import Delivery, Endpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +148,19 @@ def test_an_operator_sends_a_failed_delivery_again(admin, operator, alice, endpo
     assert delivery.deliver(failed.pk) is True  # what the worker does with it
     failed.refresh_from_db()
     assert failed.status == Delivery.Status.DELIVERED
+
+
+def test_an_endpoint_page_shows_only_its_latest_deliveries(admin, alice):
+    """An endpoint that has had thousands of deliveries opens as fast as a new one: its page
+    lists the latest few, and the delivery log (filtered by endpoint) has the rest."""
+    endpoint = Endpoint.objects.create(owner=alice, url="https://hooks.example/in", secret="s")
+    rows = [webhook_delivery(endpoint, seq) for seq in range(60)]
+    page = admin.get(f"/admin/webhooks/endpoint/{endpoint.pk}/change/").content.decode()
+    shown = page.count('<td class="field-event_type">')
+    assert 0 < shown <= 25
+    assert f"/admin/webhooks/delivery/{rows[-1].pk}/change/" in page  # the newest
+    assert f"/admin/webhooks/delivery/{rows[0].pk}/change/" not in page  # the oldest
+    assert f"/admin/webhooks/delivery/?endpoint__id__exact={endpoint.pk}" in page
+    log = admin.get(f"/admin/webhooks/delivery/?endpoint__id__exact={endpoint.pk}")
+    assert log.status_code == 200
+    assert f"/admin/webhooks/delivery/{rows[0].pk}/change/" in log.content.decode()
