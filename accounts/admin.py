@@ -67,6 +67,10 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     raw_id_fields = ("user",)  # a drop-down would list every account of the site
     actions = ("revoke",)
 
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> Any:
+        # A made token keeps its owner (its bearer would act as someone else) and its scope.
+        return (*self.readonly_fields, "user", "scope") if obj is not None else self.readonly_fields
+
     def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
         if change:
             super().save_model(request, obj, form, change)
