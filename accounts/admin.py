@@ -53,7 +53,8 @@ class UserAdmin(BaseUserAdmin[User]):
 
     @admin.action(description="Make the selected users bot accounts (API only, no email)", permissions=["change"])
     def make_bot_accounts(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
-        changed = queryset.filter(is_bot=False).update(is_bot=True)
+        # Operator accounts are never bots (docs/api.md): they are left as they are.
+        changed = queryset.filter(is_bot=False, is_staff=False, is_superuser=False).update(is_bot=True)
         self.message_user(request, f"{changed} account(s) are now bot accounts.")
 
 
