@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -34,6 +35,7 @@ class SeatInline(admin.TabularInline[Seat, Game]):
     template = "admin/games/tabular_inline.html"  # no empty table headers
     fields = ("seat_number", "user", "invited_email", "bot", "side", "colours", "joined")
     readonly_fields = ("seat_number", "side", "colours", "joined")
+    raw_id_fields = ("user",)  # a drop-down would list every account of the site
     can_delete = False
 
     # Seats change only before the game starts: afterwards the log says who sits where.
@@ -60,6 +62,9 @@ class GameEventInline(admin.TabularInline[GameEvent, Game]):
     readonly_fields = fields
     can_delete = False
     ordering = ("seq",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[GameEvent]:
+        return super().get_queryset(request).select_related("actor")  # one query, however long the log
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -99,6 +104,7 @@ class GameAdmin(admin.ModelAdmin[Game]):
         "operator_links",
     )
     fields = (*readonly_fields[:-2], "creator", "board", "operator_links")
+    raw_id_fields = ("creator",)  # a drop-down would list every account of the site
     inlines: ClassVar[list[Any]] = [SeatInline, GameEventInline]
     actions = ("abandon",)
 
@@ -148,16 +154,31 @@ class GameAdmin(admin.ModelAdmin[Game]):
         ]
         return own + super().get_urls()
 
-    @admin.action(description="Abandon the selected games")
-    def abandon(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
+    @admin.action(description="Abandon the selected games", permissions=["change"])
+    def abandon(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
+        """Asks first (it cannot be taken back), then abandons each game and writes
+        who did it in the admin's history."""
+        if request.POST.get("confirmed") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Abandon these games?",
+                "games": list(queryset),
+                "selected": request.POST.getlist(ACTION_CHECKBOX_NAME),
+                "select_across": request.POST.get("select_across", "0"),
+                "opts": self.model._meta,
+            }
+            return TemplateResponse(request, "admin/games/game/abandon.html", context)
         done = 0
         for game in queryset:
             try:
                 services.abandon_game(game=game, operator=request.user)  # type: ignore[arg-type]
-                done += 1
             except GameError as error:
                 self.message_user(request, f"{game.public_id}: {error.message}", messages.WARNING)
+            else:
+                done += 1
+                self.log_change(request, game, "Abandoned the game.")
         self.message_user(request, f"Abandoned {done} game(s).")
+        return None
 
     def undo_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         game = get_object_or_404(Game, pk=pk)

@@ -43,12 +43,12 @@ class OpenGameAdmin(admin.ModelAdmin[OpenGame]):
         seats = list(game.seats.all())
         return f"{sum(1 for s in seats if s.is_filled)} of {len(seats)}"
 
-    @admin.action(description="Take the selected games off the lobby")
+    @admin.action(description="Take the selected games off the lobby", permissions=["change"])
     def unlist(self, request: HttpRequest, queryset: QuerySet[OpenGame]) -> None:
         count = queryset.update(listed=False, fill_with_bots_at=None, updated=timezone.now())
         self.message_user(request, f"{count} game(s) taken off the lobby.")
 
-    @admin.action(description="Seat bots in the open seats and start")
+    @admin.action(description="Seat bots in the open seats and start", permissions=["change"])
     def fill_with_bots_now(self, request: HttpRequest, queryset: QuerySet[OpenGame]) -> None:
         now = timezone.now()
         started = 0

@@ -14,6 +14,7 @@ from .models import GameReview
 class GameReviewAdmin(admin.ModelAdmin[GameReview]):
     list_display = ("game", "status", "moves_done", "moves_total", "iterations", "created", "finished")
     list_filter = ("status",)
+    search_fields = ("game__public_id", "game__name", "game__seats__user__email")
     fields = ("game", "status", "moves_done", "moves_total", "iterations", "created", "progressed", "finished", "moves")
     readonly_fields = fields
     raw_id_fields = ("game",)

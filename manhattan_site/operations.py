@@ -56,13 +56,14 @@ def operations_view(request: HttpRequest) -> HttpResponse:
         {"name": name, "age": (now - beat["at"]).total_seconds(), "late": now - beat["at"] > stale, **beat}
         for name, beat in seen
     ]
+    switched_off = Endpoint.objects.filter(enabled=False).select_related("owner")  # the owner is named
     context = {
         **admin.site.each_context(request),
         "title": "Operations",
         "processes": processes,
         "queues": queue_lengths(),
         "oldest": health.oldest_pending_age_seconds(),
-        "disabled_endpoints": Endpoint.objects.filter(enabled=False).order_by("-disabled_at")[:50],
+        "disabled_endpoints": switched_off.order_by("-disabled_at")[:50],
         "clocks": games_without_a_running_clock(),
         "stale_seconds": settings.HEARTBEAT_STALE_SECONDS,
         "reviews_without_bots_worker": settings.GAME_REVIEW != "off" and not heartbeats.serving("bots"),

@@ -181,6 +181,20 @@ class Outbox(Generic[Row]):
                 logger.warning("could not hand %s %s(s) to the workers", len(pks) - start, self.name, exc_info=True)
                 return
 
+    def send_again(self, pks: Sequence[Any], now: datetime | None = None) -> int:
+        """An operator's retry: the given-up (failed) rows among ``pks`` are pending and
+        due now, handed to the workers when the transaction commits. Their attempts stay
+        counted, so a row past its policy's limit gets one more try, not a new series."""
+        now = now or timezone.now()
+        failed = self.model._default_manager.filter(pk__in=list(pks), status=self.failed)
+        ids = list(failed.values_list("pk", flat=True))
+        again = {self.finished_at: None} if self.finished_at else {}
+        self.model._default_manager.filter(pk__in=ids, status=self.failed).update(
+            status=self.pending, next_attempt=now, claimed_until=None, **again
+        )
+        self.publish_on_commit(ids)
+        return len(ids)
+
     # --- delivering one row -----------------------------------------------------------
 
     def claim(self, pk: Any, now: datetime) -> datetime | None:

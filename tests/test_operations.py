@@ -9,12 +9,15 @@ import socket
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from games.models import Game
 from manhattan_site import heartbeats
 from manhattan_site.observability import JsonFormatter, RequestContextFilter
 from tests.support.api import some_action
+from webhooks.models import Endpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -164,3 +167,17 @@ def test_a_database_outage_is_named_in_the_log_and_answered_503(client: Client, 
     assert logged
     assert "Connection refused" in logged[0]
     assert "OperationalError" in logged[0]
+
+
+def test_the_operations_page_asks_as_much_for_many_switched_off_endpoints(admin, make_user):
+    def switch_off(count: int, tag: str) -> int:
+        for i in range(count):
+            owner = make_user(f"{tag}{i}@example.com")
+            Endpoint.objects.create(owner=owner, url=f"https://{tag}{i}.example/in", secret="s", enabled=False)
+        with CaptureQueriesContext(connection) as captured:
+            page = admin.get("/admin/operations/")
+        assert page.status_code == 200
+        assert f"{tag}0@example.com" in page.content.decode()
+        return len(captured)
+
+    assert switch_off(2, "few") == switch_off(20, "many")

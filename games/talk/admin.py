@@ -19,13 +19,14 @@ class TableMessageAdmin(admin.ModelAdmin[TableMessage]):
     list_filter = ("via", ("hidden_at", admin.EmptyFieldListFilter))
     search_fields = ("text", "author__email", "game__public_id")
     readonly_fields = ("game", "seat", "author", "text", "via", "created", "hidden_at", "hidden_by")
+    list_select_related = ("game", "author", "hidden_by")  # hidden_by may be empty: named, or one query a row
     actions = ("hide_messages",)
 
     @admin.display(description="text")
     def short_text(self, message: TableMessage) -> str:
         return message.text if len(message.text) <= 80 else message.text[:79] + "…"
 
-    @admin.action(description="Hide the selected messages from the players")
+    @admin.action(description="Hide the selected messages from the players", permissions=["change"])
     def hide_messages(self, request: HttpRequest, queryset: QuerySet[TableMessage]) -> None:
         hidden = 0
         for message in queryset.filter(hidden_at__isnull=True):

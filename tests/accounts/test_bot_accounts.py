@@ -54,6 +54,24 @@ def test_an_operator_flags_bots_in_the_admin(make_user):
     assert "Bot account" in admin.get("/admin/accounts/user/").content.decode()  # the list filter
 
 
+def test_the_admin_action_leaves_operators_accounts_alone(make_user):
+    """Operator accounts are never bots (docs/api.md), whoever selects them."""
+    root = make_user("root@example.com", is_staff=True, is_superuser=True)
+    colleague = make_user("colleague@example.com", is_staff=True)
+    target = make_user("script@example.com")
+    admin = Client()
+    admin.force_login(root)
+    response = admin.post(
+        "/admin/accounts/user/",
+        {"action": "make_bot_accounts", "_selected_action": [root.pk, colleague.pk, target.pk]},
+        follow=True,
+    )
+    assert "1 account(s) are now bot accounts." in response.content.decode()
+    for user, bot in ((root, False), (colleague, False), (target, True)):
+        user.refresh_from_db()
+        assert user.is_bot is bot, user.email
+
+
 def test_pages_refuse_a_bot_politely_but_the_api_serves_it(robot):
     browser = Client()
     browser.force_login(robot)

@@ -292,6 +292,22 @@ def test_admin_revoke_action(admin_client, alice, bob):
     assert bearer(keep.raw).get(f"{API}/me").status_code == 200
 
 
+def test_a_token_keeps_its_owner_and_scope_in_the_admin(admin_client, alice, bob):
+    """A token's page may rename it; handing it to another account (its bearer would act as
+    them) or widening what it may do is not an operator's edit: make a new token instead."""
+    new = create_api_token(user=alice, name="reader", scope="games:read")
+    response = admin_client.post(
+        f"/admin/accounts/apitoken/{new.token.pk}/change/",
+        {"user": bob.pk, "name": "renamed", "scope": "games:read games:play webhooks:manage"},
+    )
+    assert response.status_code == 302
+    new.token.refresh_from_db()
+    assert new.token.name == "renamed"
+    assert new.token.user == alice
+    assert new.token.scope == "games:read"
+    assert bearer(new.raw).get(f"{API}/me").json()["email"] == alice.email
+
+
 def test_admin_revoked_filter_and_search(admin_client, alice):
     create_api_token(user=alice, name="findme")
     response = admin_client.get("/admin/accounts/apitoken/", {"q": "findme"})

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.messages import get_messages
 from django.test import Client
 
@@ -177,12 +178,24 @@ def test_change_page_of_a_finished_game(admin, alice, bot_game):
 # --- abandon --------------------------------------------------------------------------------
 
 
-def test_abandon_action(admin, alice, started_game):
+def test_abandon_asks_first(admin, started_game):
+    """Abandoning cannot be taken back: the action shows the games and asks to confirm."""
+    response = admin.post("/admin/games/game/", {"action": "abandon", "_selected_action": [started_game.pk]})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert str(started_game.public_id) in page
+    assert 'name="confirmed"' in page
+    started_game.refresh_from_db()
+    assert started_game.status == Game.Status.ACTIVE
+    assert not LogEntry.objects.exists()
+
+
+def test_abandon_action(admin, operator, alice, started_game):
     lobby = open_game(alice)
     events = event_count(started_game)
     response = admin.post(
         "/admin/games/game/",
-        {"action": "abandon", "_selected_action": [started_game.pk, lobby.pk]},
+        {"action": "abandon", "_selected_action": [started_game.pk, lobby.pk], "confirmed": "yes"},
         follow=True,
     )
     assert response.status_code == 200
@@ -193,12 +206,18 @@ def test_abandon_action(admin, alice, started_game):
     assert started_game.to_act_seat is None
     assert lobby.status == Game.Status.ABANDONED
     assert event_count(started_game) == events
+    # Who abandoned which game is in the admin's history.
+    logged = LogEntry.objects.filter(user=operator, content_type__model="game", action_flag=CHANGE)
+    assert sorted(int(e.object_id) for e in logged) == sorted([started_game.pk, lobby.pk])
+    assert all("Abandoned" in e.get_change_message() for e in logged)
 
 
 def test_abandoning_an_abandoned_game_is_reported(admin, operator, started_game):
     services.abandon_game(game=started_game, operator=operator)
     response = admin.post(
-        "/admin/games/game/", {"action": "abandon", "_selected_action": [started_game.pk]}, follow=True
+        "/admin/games/game/",
+        {"action": "abandon", "_selected_action": [started_game.pk], "confirmed": "yes"},
+        follow=True,
     )
     assert response.status_code == 200
     texts = messages_of(response)

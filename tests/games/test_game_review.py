@@ -211,3 +211,15 @@ def test_operators_see_the_review_but_not_its_seed(finished_game: Game, make_use
     page = client.get(f"/admin/games/gamereview/{review.pk}/change/")
     assert page.status_code == 200
     assert review.seed not in page.content.decode()
+
+
+def test_operators_find_a_review_by_the_game_or_a_player(admin: Any, alice: User, bob: User, stranger: User) -> None:
+    """From a complaint ("the review of my game is stuck"): by the game's id or name, or the player's address."""
+    from tests.factories import two_player_game
+
+    theirs = GameReview.objects.create(game=two_player_game(alice, bob))
+    other = GameReview.objects.create(game=two_player_game(stranger, bob))
+    for query in (str(theirs.game.public_id), theirs.game.title, alice.email):
+        page = admin.get("/admin/games/gamereview/", {"q": query}).content.decode()
+        assert f"/admin/games/gamereview/{theirs.pk}/change/" in page, query
+        assert f"/admin/games/gamereview/{other.pk}/change/" not in page, query

@@ -4,10 +4,15 @@ recent deliveries (never the secret), the delivery log read-only, and a
 
 from __future__ import annotations
 
-import pytest
+import html
+import json
 
+import pytest
+from django.contrib.admin.models import LogEntry
+
+from tests.factories import act, greedy_move, select_all, two_player_game, webhook_delivery
 from webhooks import delivery, services
-from webhooks.models import Delivery
+from webhooks.models import Delivery, Endpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -84,3 +89,78 @@ def test_switching_an_endpoint_back_on_in_the_admin_forgets_its_failures(admin, 
     assert endpoint.consecutive_failures == 0
     assert endpoint.disabled_reason == ""
     assert endpoint.event_types == ["game.move"]
+
+
+def test_a_delivery_page_shows_no_hand_and_no_drawn_card(admin, alice, bob, endpoint_for):
+    """The owner's webhooks carry their own hand and the cards they drew; the operator's
+    delivery log shows them as the game's own admin page does, as counts: the deck's
+    order is secret from operators too."""
+    endpoint = endpoint_for(alice).endpoint
+    game = two_player_game(alice, bob)
+    select_all(game)
+    act(game, greedy_move(game))  # alice, the start player, places and draws a card
+    started = endpoint.deliveries.get(event_type="game.started")
+    hand = started.payload["data"]["event"]["hands"][0]
+    [placed] = [
+        event
+        for d in endpoint.deliveries.filter(event_type="game.move")
+        for event in d.payload["data"]["events"]
+        if event["type"] == "piece_placed"
+    ]
+    assert placed["drew"] is not None
+
+    page = html.unescape(admin.get(f"/admin/webhooks/delivery/{started.pk}/change/").content.decode())
+    assert "game_created" in page
+    assert '"hand_sizes": [4, 4]' in page
+    assert json.dumps(hand) not in page
+    move = endpoint.deliveries.get(event_type="game.move", payload__data__version=placed["seq"])
+    page = html.unescape(admin.get(f"/admin/webhooks/delivery/{move.pk}/change/").content.decode())
+    assert "piece_placed" in page
+    assert '"drew_count": 1' in page
+    assert f'"drew": {json.dumps(placed["drew"])}' not in page
+
+
+def test_an_operator_sends_a_failed_delivery_again(admin, operator, alice, endpoint_for, receiver, broker, settings,
+                                                   django_capture_on_commit_callbacks):  # fmt: skip
+    settings.WEBHOOK_MAX_ATTEMPTS = 1
+    endpoint = endpoint_for(alice).endpoint
+    receiver.status = 500
+    failed = services.send_test_event(endpoint=endpoint)
+    failed.event_type = "game.move"  # a test event is tried once whatever the policy; a real one is retried
+    failed.save()
+    delivery.deliver(failed.pk)
+    failed.refresh_from_db()
+    assert failed.status == Delivery.Status.FAILED
+    broker.ids.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(
+            "/admin/webhooks/delivery/", {"action": "send_again", "_selected_action": [failed.pk]}, follow=True
+        )
+    assert "1 failed delivery(ies) will be sent again." in response.content.decode()
+    failed.refresh_from_db()
+    assert failed.status == Delivery.Status.PENDING
+    assert failed.finished is None
+    assert broker.ids == [failed.pk]
+    assert LogEntry.objects.filter(user=operator, object_id=str(failed.pk)).exists()
+
+    receiver.status = 200
+    assert delivery.deliver(failed.pk) is True  # what the worker does with it
+    failed.refresh_from_db()
+    assert failed.status == Delivery.Status.DELIVERED
+
+
+def test_an_endpoint_page_shows_only_its_latest_deliveries(admin, alice):
+    """An endpoint that has had thousands of deliveries opens as fast as a new one: its page
+    lists the latest few, and the delivery log (filtered by endpoint) has the rest."""
+    endpoint = Endpoint.objects.create(owner=alice, url="https://hooks.example/in", secret="s")
+    rows = [webhook_delivery(endpoint, seq) for seq in range(60)]
+    page = admin.get(f"/admin/webhooks/endpoint/{endpoint.pk}/change/").content.decode()
+    shown = page.count('<td class="field-event_type">')
+    assert 0 < shown <= 25
+    assert f"/admin/webhooks/delivery/{rows[-1].pk}/change/" in page  # the newest
+    assert f"/admin/webhooks/delivery/{rows[0].pk}/change/" not in page  # the oldest
+    assert f"/admin/webhooks/delivery/?endpoint__id__exact={endpoint.pk}" in page
+    log = admin.get(f"/admin/webhooks/delivery/?endpoint__id__exact={endpoint.pk}")
+    assert log.status_code == 200
+    assert f"/admin/webhooks/delivery/{rows[0].pk}/change/" in log.content.decode()
