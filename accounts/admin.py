@@ -3,11 +3,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
+
+from manhattan_site.admin_confirm import confirmation_page, confirmed
 
 from .closing import close_account
 from .models import ApiToken, User
@@ -33,16 +33,14 @@ class UserAdmin(BaseUserAdmin[User]):
         """As the person's own "Close my account" does (accounts/closing.py): asks first, as
         it cannot be taken back; operators' accounts are left alone. Written in the history."""
         people = queryset.filter(is_staff=False, is_superuser=False, closed__isnull=True)
-        if request.POST.get("confirmed") != "yes":
-            context = {
-                **self.admin_site.each_context(request),
-                "title": "Close these accounts?",
-                "people": list(people),
-                "selected": request.POST.getlist(ACTION_CHECKBOX_NAME),
-                "select_across": request.POST.get("select_across", "0"),
-                "opts": self.model._meta,
-            }
-            return TemplateResponse(request, "admin/accounts/user/close.html", context)
+        if not confirmed(request):
+            return confirmation_page(
+                self,
+                request,
+                title="Close these accounts?",
+                template="admin/accounts/user/close.html",
+                people=list(people),
+            )
         closed = 0
         for user in people:
             if close_account(user=user):

@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -21,6 +20,7 @@ from django.utils.safestring import SafeString
 from games import engine, services, store
 from games.errors import GameError
 from games.presentation.board import drawing
+from manhattan_site.admin_confirm import confirmation_page, confirmed
 
 from .models import Game, GameEvent, Seat
 
@@ -158,16 +158,14 @@ class GameAdmin(admin.ModelAdmin[Game]):
     def abandon(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
         """Asks first (it cannot be taken back), then abandons each game and writes
         who did it in the admin's history."""
-        if request.POST.get("confirmed") != "yes":
-            context = {
-                **self.admin_site.each_context(request),
-                "title": "Abandon these games?",
-                "games": list(queryset),
-                "selected": request.POST.getlist(ACTION_CHECKBOX_NAME),
-                "select_across": request.POST.get("select_across", "0"),
-                "opts": self.model._meta,
-            }
-            return TemplateResponse(request, "admin/games/game/abandon.html", context)
+        if not confirmed(request):
+            return confirmation_page(
+                self,
+                request,
+                title="Abandon these games?",
+                template="admin/games/game/abandon.html",
+                games=list(queryset),
+            )
         done = 0
         for game in queryset:
             try:
